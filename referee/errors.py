@@ -1,0 +1,30 @@
+"""One tree for everything a user (bot author, tournament organiser) can get wrong.
+
+Bot *faults during a game* are not exceptions that escape: the referee turns them into a
+recorded forfeit. The classes here are for input the user hands us directly: a turn
+string, a config file, a results folder, a command line.
+"""
+
+from __future__ import annotations
+
+
+class VastuzError(Exception):
+    """Base class of every error the user can cause and we report in plain words."""
+
+
+class ConfigError(VastuzError):
+    """A tournament config is invalid. The message names the file, the key path and what
+    was expected, e.g. ``demo.yaml: bots[2].command: expected a string or a list of strings``.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, key: str | None = None) -> None:
+        self.file = file
+        self.key = key
+        self.detail = message
+        where = ": ".join(p for p in (file, key) if p)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class ResultsError(VastuzError):
+    """A results folder cannot be used: it belongs to an incompatible config, or it is
+    not a results folder at all."""
