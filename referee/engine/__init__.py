@@ -1,0 +1,30 @@
+"""The Vastuz rules engine: pure, immutable, fast. No I/O, no trio, no logging.
+
+``from referee.engine import Position, IllegalTurn`` is the product surface that bots,
+the referee and tools build on; see ``docs/rules.md`` for the rules it implements.
+"""
+
+from .color import Color
+from .errors import BadNotation, IllegalTurn, TurnError
+from .geometry import MAX_SIZE, MIN_SIZE, geometry, parse_point, point_count, point_name
+from .position import Position, TurnBuilder, iter_points, parse_turn, score_of
+from .shapes import canonical
+
+__all__ = [
+    "BadNotation",
+    "Color",
+    "IllegalTurn",
+    "MAX_SIZE",
+    "MIN_SIZE",
+    "Position",
+    "TurnBuilder",
+    "TurnError",
+    "canonical",
+    "geometry",
+    "iter_points",
+    "parse_point",
+    "parse_turn",
+    "point_count",
+    "point_name",
+    "score_of",
+]

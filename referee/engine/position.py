@@ -1,0 +1,559 @@
+"""Positions and turns: the public face of the rules engine.
+
+A :class:`Position` is immutable: :meth:`Position.play` returns a new one. Stones are kept
+as two bitsets and, per colour, a tuple of group bitsets with their dilations (the group
+plus its neighbours), updated incrementally turn by turn, so that legal placements are a
+few big-int operations per group and a turn without steals touches one group.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Iterable, Iterator
+
+from .color import Color
+from .errors import BadNotation, IllegalTurn
+from .geometry import Geometry, bits, geometry
+from .steals import StealMachine, components, same_shape_targets
+
+_COLORS = (Color.BLACK, Color.WHITE)
+
+
+def _kth_bit(mask: int, k: int) -> int:
+    """Index of the ``k``-th (0-based, from the lowest) set bit of ``mask``, by bisection."""
+    lo, hi = 0, mask.bit_length()
+    # invariant: the answer is in [lo, hi)
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if (mask & ((1 << mid) - 1)).bit_count() > k:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+def _fmt_points(x: float) -> str:
+    return str(int(x)) if x == int(x) else f"{x:g}"
+
+
+def score_of(sizes: Iterable[int], opponent_sizes: Iterable[int]) -> float:
+    """rules.md "Score": sum and count of the distinct group sizes, +0.5 for the strictly largest group."""
+    s = set(sizes)
+    largest = max(s, default=0)
+    other = max(opponent_sizes, default=0)
+    return sum(s) + len(s) + (0.5 if largest > other else 0.0)
+
+
+class Position:
+    """A Vastuz position: stones, side to move, and everything derived from them.
+
+    Build one with :meth:`new` or :meth:`from_stones`; get successors with :meth:`setup`
+    (the pie-rule stones) and :meth:`play` (a whole turn in canonical notation).
+    """
+
+    __slots__ = ("geo", "_stones", "_groups", "_reach", "_mover", "_legal", "_next")
+
+    geo: Geometry
+    _stones: tuple[int, int]
+    _groups: tuple[tuple[int, ...], tuple[int, ...]]
+    _reach: tuple[tuple[int, ...], tuple[int, ...]]
+    _mover: int
+    _legal: list[int | None]
+    _next: tuple[str, "Position"] | None
+
+    # -- construction ------------------------------------------------------------------
+    @classmethod
+    def _make(
+        cls,
+        geo: Geometry,
+        stones: tuple[int, int],
+        groups: tuple[tuple[int, ...], tuple[int, ...]],
+        reach: tuple[tuple[int, ...], tuple[int, ...]],
+        mover: int,
+    ) -> "Position":
+        pos = object.__new__(cls)
+        pos.geo = geo
+        pos._stones = stones
+        pos._groups = groups
+        pos._reach = reach
+        pos._mover = mover
+        pos._legal = [None, None]
+        pos._next = None
+        return pos
+
+    @classmethod
+    def _from_masks(cls, geo: Geometry, black: int, white: int, mover: int) -> "Position":
+        gb = tuple(components(black, geo))
+        gw = tuple(components(white, geo))
+        rb = tuple(geo.dilate(g) for g in gb)
+        rw = tuple(geo.dilate(g) for g in gw)
+        return cls._make(geo, (black, white), (gb, gw), (rb, rw), mover)
+
+    @classmethod
+    def new(cls, size: int = 7) -> "Position":
+        """The empty board of side ``size`` (2..13), Black to move."""
+        return cls._make(geometry(size), (0, 0), ((), ()), ((), ()), 0)
+
+    @classmethod
+    def from_stones(
+        cls,
+        size: int,
+        black: Iterable[str],
+        white: Iterable[str],
+        to_move: str | Color = Color.BLACK,
+    ) -> "Position":
+        """A position from point names. Groups are whatever the stones form; ``to_move``
+        is ``"black"``/``"white"`` (or ``b``/``w``, or a :class:`Color`)."""
+        geo = geometry(size)
+        masks = []
+        for label, names in (("black", black), ("white", white)):
+            m = 0
+            for name in names:
+                p = geo.parse(name)
+                if m >> p & 1:
+                    raise ValueError(f"{label} stone {geo.names[p]} is listed twice")
+                m |= 1 << p
+            masks.append(m)
+        both = masks[0] & masks[1]
+        if both:
+            raise ValueError(f"point {geo.names[bits(both)[0]]} holds both a black and a white stone")
+        mover = Color.parse(to_move).index if isinstance(to_move, str) else to_move.index
+        return cls._from_masks(geo, masks[0], masks[1], mover)
+
+    # -- plain facts -------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return self.geo.size
+
+    @property
+    def to_move(self) -> Color:
+        return _COLORS[self._mover]
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self._stones[0] | self._stones[1])
+
+    def stones(self, color: Color | str) -> list[str]:
+        """The points of ``color``'s stones, sorted as plain strings."""
+        c = Color.parse(color).index if isinstance(color, str) else color.index
+        names = self.geo.names
+        return sorted(names[p] for p in bits(self._stones[c]))
+
+    def groups(self, color: Color | str) -> list[list[str]]:
+        """``color``'s groups, each a sorted list of point names (largest first)."""
+        c = Color.parse(color).index if isinstance(color, str) else color.index
+        names = self.geo.names
+        out = [sorted(names[p] for p in bits(g)) for g in self._groups[c]]
+        out.sort(key=lambda g: (-len(g), g))
+        return out
+
+    def stone_at(self, point: str) -> Color | None:
+        p = self.geo.parse(point)
+        if self._stones[0] >> p & 1:
+            return Color.BLACK
+        if self._stones[1] >> p & 1:
+            return Color.WHITE
+        return None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return (
+            self.geo is other.geo and self._stones == other._stones and self._mover == other._mover
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.geo.size, self._stones, self._mover))
+
+    def __repr__(self) -> str:
+        return (
+            f"Position.from_stones({self.size}, {self.stones('black')!r}, "
+            f"{self.stones('white')!r}, {self.to_move.value!r})"
+        )
+
+    # -- placements and the end ----------------------------------------------------------
+    def _placements(self, c: int) -> int:
+        """Bitset of ``c``'s legal placements: empty and next to at most one own group."""
+        cached = self._legal[c]
+        if cached is not None:
+            return cached
+        once = twice = 0
+        for r in self._reach[c]:
+            twice |= once & r
+            once |= r
+        mask = self.geo.board & ~(self._stones[0] | self._stones[1] | twice)
+        self._legal[c] = mask
+        return mask
+
+    @property
+    def is_over(self) -> bool:
+        """True when neither player has a legal placement (rules.md "End check")."""
+        return not self._placements(self._mover) and not self._placements(1 - self._mover)
+
+    @property
+    def must_pass(self) -> bool:
+        """True when the side to move has no placement but the game goes on."""
+        return not self._placements(self._mover) and bool(self._placements(1 - self._mover))
+
+    def legal_placements(self) -> list[str]:
+        """Points where the side to move may place, sorted as plain strings."""
+        if self.is_over:
+            return []
+        names = self.geo.names
+        return sorted(names[p] for p in bits(self._placements(self._mover)))
+
+    def placement_mask(self) -> int:
+        """The legal placements as a bitset of point indices (for fast search code)."""
+        return self._placements(self._mover)
+
+    # -- score -------------------------------------------------------------------------
+    def score(self) -> tuple[float, float]:
+        """``(black, white)`` by the score formula, applied to the position as it stands."""
+        sb = [g.bit_count() for g in self._groups[0]]
+        sw = [g.bit_count() for g in self._groups[1]]
+        return float(score_of(sb, sw)), float(score_of(sw, sb))
+
+    def result(self) -> str:
+        """The score as GTP ``final_score`` writes it: ``B+4.5``, ``W+1`` or ``0``."""
+        b, w = self.score()
+        if b > w:
+            return "B+" + _fmt_points(b - w)
+        if w > b:
+            return "W+" + _fmt_points(w - b)
+        return "0"
+
+    @property
+    def winner(self) -> Color | None:
+        """The side ahead on score (the winner once the game is over); ``None`` if level."""
+        b, w = self.score()
+        return Color.BLACK if b > w else Color.WHITE if w > b else None
+
+    # -- the pie rule --------------------------------------------------------------------
+    def setup(self, black_point: str, white_point: str) -> "Position":
+        """The pie-rule opening: one Black and one White stone on an empty board; Black to move."""
+        geo = self.geo
+        b = geo.parse(black_point)
+        w = geo.parse(white_point)
+        if not self.is_empty:
+            raise IllegalTurn("setup is only allowed on an empty board")
+        if b == w:
+            raise IllegalTurn(f"setup puts both stones on {geo.names[b]}: the two points must differ")
+        return Position._from_masks(geo, 1 << b, 1 << w, 0)
+
+    # -- turns ---------------------------------------------------------------------------
+    def _machine(self, p: int) -> tuple[StealMachine | None, int | None, int, int]:
+        """Place on ``p`` (assumed legal). Returns the steal machine (``None`` when no steal
+        is possible at all, the common case), the index of the grown group (or ``None`` for
+        a new one), and G with its reach."""
+        c = self._mover
+        bit = 1 << p
+        reach = self._reach[c]
+        gidx = None
+        blocked = 0
+        for i, r in enumerate(reach):
+            if r & bit:
+                gidx = i
+            else:
+                blocked |= r
+        geo = self.geo
+        if gidx is None:
+            group = bit
+            greach = geo.neighbour_mask[p] | bit
+        else:
+            group = self._groups[c][gidx] | bit
+            greach = reach[gidx] | geo.neighbour_mask[p]
+        enemy_groups = self._groups[1 - c]
+        targets = same_shape_targets(group, greach, enemy_groups, geo.width) if enemy_groups else []
+        if not targets:
+            return None, gidx, group, greach
+        stones = self._stones
+        m = StealMachine(
+            geo, stones[c] | bit, stones[1 - c], group, greach, blocked, list(enemy_groups), targets
+        )
+        return m, gidx, group, greach
+
+    def _after(self, gidx: int | None, group: int, greach: int, m: StealMachine | None, placed: int) -> "Position":
+        c = self._mover
+        geo = self.geo
+        if m is not None:
+            group, greach = m.group, m.reach
+        own = self._groups[c]
+        own_r = self._reach[c]
+        if gidx is None:
+            new_own = own + (group,)
+            new_r = own_r + (greach,)
+        else:
+            new_own = own[:gidx] + (group,) + own[gidx + 1:]
+            new_r = own_r[:gidx] + (greach,) + own_r[gidx + 1:]
+        if m is None:
+            stones = list(self._stones)
+            stones[c] |= 1 << placed
+            enemy = self._groups[1 - c]
+            enemy_r = self._reach[1 - c]
+        else:
+            stones = [0, 0]
+            stones[c] = m.mover_stones
+            stones[1 - c] = m.enemy_stones
+            old = dict(zip(self._groups[1 - c], self._reach[1 - c]))
+            enemy = tuple(m.enemy_groups)
+            enemy_r = tuple(old[g] if g in old else geo.dilate(g) for g in enemy)
+        groups: list[tuple[int, ...]] = [(), ()]
+        reach: list[tuple[int, ...]] = [(), ()]
+        groups[c], groups[1 - c] = new_own, enemy
+        reach[c], reach[1 - c] = new_r, enemy_r
+        return Position._make(geo, (stones[0], stones[1]), (groups[0], groups[1]), (reach[0], reach[1]), 1 - c)
+
+    def _passed(self) -> "Position":
+        return Position._make(self.geo, self._stones, self._groups, self._reach, 1 - self._mover)
+
+    def _check_placement(self, p: int) -> None:
+        bit = 1 << p
+        if self._placements(self._mover) & bit:
+            return
+        name = self.geo.names[p]
+        if (self._stones[0] | self._stones[1]) & bit:
+            raise IllegalTurn(f"placement {name} is occupied")
+        n = sum(1 for r in self._reach[self._mover] if r & bit)
+        raise IllegalTurn(f"placement {name} touches {n} groups of {self.to_move.value} (it would merge them)")
+
+    def play(self, turn: str) -> "Position":
+        """The position after ``turn`` (canonical notation, any case).
+
+        Raises :class:`BadNotation` for text that is not a turn and :class:`IllegalTurn`,
+        with the rule that is broken, for a turn the rules forbid here.
+        """
+        cached = self._next
+        if cached is not None and cached[0] == turn:
+            return cached[1]
+        geo = self.geo
+        place, steals = parse_turn(geo, turn)
+        if self.is_over:
+            raise IllegalTurn("the game is over: no turn may be played")
+        if place is None:
+            if self._placements(self._mover):
+                raise IllegalTurn("pass while a legal placement exists")
+            return self._passed()
+        self._check_placement(place)
+        m, gidx, group, greach = self._machine(place)
+        names = geo.names
+        for i, (x, y) in enumerate(steals, 1):
+            if m is None:
+                raise IllegalTurn(
+                    f"extra steal #{i} {names[x]}>{names[y]}: the turn was already complete"
+                )
+            why = m.check(x, y)
+            if why is not None:
+                kind = "extra steal" if m.done else "steal"
+                raise IllegalTurn(f"{kind} #{i} {names[x]}>{names[y]}: {why}")
+            m.apply(x, y)
+        if m is not None and not m.done:
+            opts = m.options()
+            x, y = opts[0]
+            raise IllegalTurn(
+                f"missing compulsory steal after {len(steals)} steal(s), e.g. {names[x]}>{names[y]}"
+                f" ({len(opts)} legal steal{'s' if len(opts) != 1 else ''} open)"
+            )
+        return self._after(gidx, group, greach, m, place)
+
+    def legal_turns(self) -> list[str]:
+        """Every complete legal turn, canonical and sorted as plain strings.
+
+        ``["pass"]`` when the mover has no placement but the game goes on; ``[]`` when it is over.
+        """
+        if self.is_over:
+            return []
+        mask = self._placements(self._mover)
+        if not mask:
+            return ["pass"]
+        names = self.geo.names
+        out: list[str] = []
+        for p in bits(mask):
+            m, _, _, _ = self._machine(p)
+            head = names[p]
+            if m is None or m.done:
+                out.append(head)
+            else:
+                _expand(m, head, names, out)
+        out.sort()
+        return out
+
+    def count_turns(self) -> int:
+        """``len(self.legal_turns())`` (the same enumeration, without the strings)."""
+        return len(self.legal_turns())
+
+    def random_turn(self, rng: random.Random) -> str:
+        """A legal turn: a uniformly random placement, then a uniformly random legal steal at
+        each step; ``"pass"`` when forced. Raises :class:`IllegalTurn` if the game is over."""
+        mask = self._placements(self._mover)
+        if not mask:
+            if self.is_over:
+                raise IllegalTurn("the game is over: there is no turn to make")
+            return "pass"
+        p = _kth_bit(mask, rng.randrange(mask.bit_count()))
+        m, gidx, group, greach = self._machine(p)
+        names = self.geo.names
+        turn = names[p]
+        if m is not None:
+            parts = [turn]
+            while not m.done:
+                x, y = rng.choice(m.options())
+                m.apply(x, y)
+                parts.append(f"{names[x]}>{names[y]}")
+            turn = ",".join(parts)
+        self._next = (turn, self._after(gidx, group, greach, m, p))
+        return turn
+
+    def begin_turn(self, placement: str) -> "TurnBuilder":
+        """Start a turn with ``placement`` and make its steals one at a time (see :class:`TurnBuilder`)."""
+        p = self.geo.parse(placement)
+        if self.is_over:
+            raise IllegalTurn("the game is over: no turn may be played")
+        self._check_placement(p)
+        return TurnBuilder(self, p)
+
+    # -- display -------------------------------------------------------------------------
+    def diagram(self) -> str:
+        """The board as text: ``X`` Black, ``O`` White, ``.`` empty; rows numbered on the
+        left, column letters under the lower edges (columns run up and to the left)."""
+        geo = self.geo
+        n1 = geo.size - 1
+        b, w = self._stones
+        lines = []
+        for r in range(2 * n1, -1, -1):
+            cells = []
+            qmin, qmax = max(0, r - n1), min(2 * n1, r + n1)
+            for q in range(qmin, qmax + 1):
+                p = r * geo.width + q
+                cells.append("X" if b >> p & 1 else "O" if w >> p & 1 else ".")
+            indent = " " * abs(r - n1)
+            lines.append(f"{r + 1:>3} {indent}{' '.join(cells)}")
+        # Column q's lowest point is at x = 2q - r_low; the letter line sits one row below
+        # row 1, where column q lands at x = 2q + 1 (relative to the leftmost point).
+        letters = [" "] * (4 * n1 + 4)
+        for q in range(2 * n1 + 1):
+            letters[2 * q + 1] = "abcdefghijklmnopqrstuvwxyz"[q]
+        lines.append("    " + " " * (n1 - 1) + "".join(letters).rstrip() if n1 >= 1 else "")
+        mover = self.to_move.value.capitalize()
+        status = "game over" if self.is_over else f"{mover} to move"
+        sb, sw = self.score()
+        lines.append(f"    {status}; score Black {_fmt_points(sb)}, White {_fmt_points(sw)}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.diagram()
+
+
+def _expand(m: StealMachine, prefix: str, names: dict[int, str], out: list[str]) -> None:
+    """Depth-first: every way to finish the steals of ``m``, appended to ``out``."""
+    for x, y in m.options():
+        child = m.copy()
+        child.apply(x, y)
+        text = f"{prefix},{names[x]}>{names[y]}"
+        if child.done:
+            out.append(text)
+        else:
+            _expand(child, text, names, out)
+
+
+def parse_turn(geo: Geometry, turn: str) -> tuple[int | None, list[tuple[int, int]]]:
+    """Read a turn: ``(placement, [(from, to), ...])``; placement ``None`` for ``pass``.
+
+    Only syntax is checked here (and that every point exists on this board).
+    """
+    if not isinstance(turn, str):
+        raise BadNotation(f"a turn is a string, not {type(turn).__name__}")
+    text = turn.strip().lower()
+    if text == "pass":
+        return None, []
+    if not text:
+        raise BadNotation("empty turn")
+    if any(ch.isspace() for ch in text):
+        raise BadNotation(f"a turn contains no spaces: {turn!r}")
+    parts = text.split(",")
+    place = geo.parse(parts[0])
+    steals = []
+    for part in parts[1:]:
+        halves = part.split(">")
+        if len(halves) != 2:
+            raise BadNotation(f"steal {part!r} is not FROM>TO")
+        steals.append((geo.parse(halves[0]), geo.parse(halves[1])))
+    return place, steals
+
+
+class TurnBuilder:
+    """A turn under construction: the placement is made, steals are added one at a time.
+
+    This drives the same steal machine as :meth:`Position.play`, so a search bot can walk
+    the steal rounds step by step instead of enumerating whole turns::
+
+        tb = pos.begin_turn("d4")
+        while not tb.is_complete:
+            tb.steal(*tb.legal_steals()[0])
+        pos = tb.position()
+    """
+
+    __slots__ = ("_pos", "_place", "_m", "_gidx", "_group", "_reach")
+
+    def __init__(self, pos: Position, placement: int) -> None:
+        self._pos = pos
+        self._place = placement
+        self._m, self._gidx, self._group, self._reach = pos._machine(placement)
+
+    @property
+    def is_complete(self) -> bool:
+        """No steal is open: the turn may (and must) end here."""
+        return self._m is None or self._m.done
+
+    @property
+    def steals(self) -> list[tuple[str, str]]:
+        names = self._pos.geo.names
+        return [] if self._m is None else [(names[x], names[y]) for x, y in self._m.steals]
+
+    @property
+    def round(self) -> int:
+        """The steal round in progress (1 for the first)."""
+        return 1 if self._m is None else self._m.rounds
+
+    def legal_steals(self) -> list[tuple[str, str]]:
+        """Every steal ``(from, to)`` that may come next (empty when complete)."""
+        if self._m is None:
+            return []
+        names = self._pos.geo.names
+        return [(names[x], names[y]) for x, y in self._m.options()]
+
+    def steal(self, frm: str, to: str) -> None:
+        """Make one steal; :class:`IllegalTurn` (nothing changes) if it is not legal now."""
+        geo = self._pos.geo
+        x, y = geo.parse(frm), geo.parse(to)
+        n = len(self.steals) + 1
+        if self._m is None:
+            raise IllegalTurn(f"extra steal #{n} {geo.names[x]}>{geo.names[y]}: the turn was already complete")
+        why = self._m.check(x, y)
+        if why is not None:
+            raise IllegalTurn(f"steal #{n} {geo.names[x]}>{geo.names[y]}: {why}")
+        self._m.apply(x, y)
+
+    def copy(self) -> "TurnBuilder":
+        new = TurnBuilder.__new__(TurnBuilder)
+        new._pos, new._place = self._pos, self._place
+        new._gidx, new._group, new._reach = self._gidx, self._group, self._reach
+        new._m = None if self._m is None else self._m.copy()
+        return new
+
+    @property
+    def turn(self) -> str:
+        """The turn so far in canonical notation."""
+        names = self._pos.geo.names
+        return ",".join([names[self._place]] + [f"{a}>{b}" for a, b in self.steals])
+
+    def position(self) -> Position:
+        """The position after the finished turn; :class:`IllegalTurn` if a steal is still owed."""
+        if not self.is_complete:
+            raise IllegalTurn(f"the turn {self.turn} is not complete: a compulsory steal remains")
+        return self._pos._after(self._gidx, self._group, self._reach, self._m, self._place)
+
+
+def iter_points(size: int) -> Iterator[str]:
+    """Every point name of the board of side ``size``, in row order."""
+    geo = geometry(size)
+    return (geo.names[p] for p in geo.points)
