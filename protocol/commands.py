@@ -16,7 +16,7 @@ import re
 
 from protocol.framing import BadReply, clip
 from protocol.messages import Command, Response
-from referee.engine.color import Color  # TEMP
+from referee.engine import Color
 
 PASS = "pass"
 RESIGN = "resign"

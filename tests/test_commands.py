@@ -7,7 +7,7 @@ import pytest
 from protocol import commands as c
 from protocol.framing import BadReply
 from protocol.messages import Command, Response
-from referee.engine.color import Color  # TEMP
+from referee.engine import Color
 
 
 @pytest.mark.parametrize(
