@@ -389,7 +389,19 @@ class Position:
             if self.is_over:
                 raise IllegalTurn("the game is over: there is no turn to make")
             return "pass"
-        p = _kth_bit(mask, rng.randrange(mask.bit_count()))
+        n = mask.bit_count()
+        points = self.geo.points
+        if 3 * n >= len(points):
+            # Dense: rejection sampling over all points is uniform on the legal ones and
+            # cheaper than locating the k-th set bit of a wide int.
+            rand = rng.random
+            total = len(points)
+            while True:
+                p = points[int(rand() * total)]
+                if mask >> p & 1:
+                    break
+        else:
+            p = _kth_bit(mask, rng.randrange(n))
         m, gidx, group, greach = self._machine(p)
         names = self.geo.names
         turn = names[p]
