@@ -1,0 +1,732 @@
+"""Tournament configs: YAML in, frozen dataclasses out, every mistake reported with its place.
+
+The whole file is validated before any bot starts, because a typo found after an hour of
+games is an hour lost. Each error is a :class:`~referee.errors.ConfigError` that names the
+file, the key path (``bots[2].command``, indices counting from 0) and what was expected.
+
+One rule for paths, so a config means the same thing whichever directory it is run from:
+**a relative path in a config (``output``, ``bots[].cwd``, ``opening.book``) is relative to
+the folder that holds the config file**, and the defaults follow the same rule (``cwd``
+defaults to that folder, ``output`` to ``results/<name>`` inside it). The format is
+documented for users in ``configs/README.md``.
+
+Openings are resolved here (the book is read and every line checked with the rules engine;
+random setups are generated from their seed), so the list of openings is part of the
+config's :meth:`TournamentConfig.fingerprint` and a resumed run can prove it plays the same
+openings. This module reads files but starts no process and needs no trio.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import math
+import os
+import random
+import re
+import shlex
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, NoReturn
+
+import yaml
+
+from referee.errors import ConfigError
+
+MIN_BOARD_SIZE = 2
+MAX_BOARD_SIZE = 13
+DEFAULT_BOARD_SIZE = 7
+DEFAULT_MARGIN = 0.2
+"""Seconds the referee adds to each time limit for pipe and process-scheduling overhead
+before it declares a loss on time. Small enough not to change the game, large enough that
+a loaded machine does not forfeit a bot that answered on time."""
+DEFAULT_GAMES_PER_PAIR = 2
+DEFAULT_RANDOM_SEED = 0
+
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]+")
+"""Tournament and bot names become parts of file names and game ids, hence this set."""
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+# --------------------------------------------------------------------------- value objects
+
+
+class OpeningKind(str, enum.Enum):
+    """How a game starts. ``PIE``: a bot makes the two-stone setup and the other picks a
+    colour (the game's own rule). ``EMPTY``: Black's first turn on an empty board.
+    ``BOOK`` / ``RANDOM``: a setup (and maybe some turns) fixed by the referee, each played
+    twice with colours swapped."""
+
+    PIE = "pie"
+    EMPTY = "empty"
+    BOOK = "book"
+    RANDOM = "random"
+
+
+class TimeControlKind(str, enum.Enum):
+    PER_MOVE = "per_move"
+    FISCHER = "fischer"
+
+
+class ScheduleKind(str, enum.Enum):
+    ROUND_ROBIN = "round_robin"
+    GAUNTLET = "gauntlet"
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A fixed start: pie-rule stones on ``black`` and ``white``, then ``turns`` played in
+    order from Black. Points and turns are lowercase. ``label`` says where it came from
+    (``book.txt:12`` or ``random-3``) for reports; it is not part of the opening's identity
+    in the fingerprint."""
+
+    black: str
+    white: str
+    turns: tuple[str, ...] = ()
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class OpeningSpec:
+    """The ``opening`` key. ``openings`` is the resolved list, non-empty exactly for
+    ``BOOK`` and ``RANDOM``; ``book`` is the resolved book path; ``count``/``seed``/
+    ``random_turns`` echo the ``random`` settings."""
+
+    kind: OpeningKind
+    openings: tuple[Opening, ...] = ()
+    book: Path | None = None
+    count: int | None = None
+    seed: int | None = None
+    random_turns: int = 0
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Either a fixed budget per move (``per_move`` seconds, unused time is lost) or a
+    Fischer clock (``main`` seconds for the game, ``increment`` added after each move).
+    ``margin`` is the referee's allowance for process overhead on top of the budget."""
+
+    kind: TimeControlKind
+    per_move: float | None = None
+    main: float | None = None
+    increment: float = 0.0
+    margin: float = DEFAULT_MARGIN
+
+    def __post_init__(self) -> None:
+        if self.kind is TimeControlKind.PER_MOVE:
+            if self.per_move is None or not self.per_move > 0 or self.main is not None:
+                raise ValueError("a per_move time control needs per_move > 0 and no main")
+        elif self.main is None or not self.main > 0 or self.per_move is not None:
+            raise ValueError("a fischer time control needs main > 0 and no per_move")
+        if not self.increment >= 0 or not self.margin >= 0:
+            raise ValueError("increment and margin must be >= 0")
+
+    @classmethod
+    def fixed(cls, per_move: float, *, margin: float = DEFAULT_MARGIN) -> TimeControl:
+        return cls(TimeControlKind.PER_MOVE, per_move=float(per_move), margin=float(margin))
+
+    @classmethod
+    def fischer(
+        cls, main: float, increment: float = 0.0, *, margin: float = DEFAULT_MARGIN
+    ) -> TimeControl:
+        return cls(
+            TimeControlKind.FISCHER, main=float(main), increment=float(increment), margin=float(margin)
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        """The keys a user would write, e.g. ``{"per_move": 0.5, "margin": 0.2}``."""
+        if self.kind is TimeControlKind.PER_MOVE:
+            return {"per_move": self.per_move, "margin": self.margin}
+        return {"main": self.main, "increment": self.increment, "margin": self.margin}
+
+
+@dataclass(frozen=True)
+class ScheduleSpec:
+    """``round_robin``: every pair of bots meets. ``gauntlet``: each challenger meets every
+    bot that is not a challenger (challengers do not meet each other). Each meeting is
+    ``games_per_pair`` games (even, so colours and setups balance) per round."""
+
+    kind: ScheduleKind = ScheduleKind.ROUND_ROBIN
+    games_per_pair: int = DEFAULT_GAMES_PER_PAIR
+    rounds: int = 1
+    challengers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EloSpec:
+    """Where the rating scale sits: ``anchor`` is rated ``anchor_rating``; without an
+    anchor the mean rating of all bots is ``anchor_rating``."""
+
+    anchor: str | None = None
+    anchor_rating: float = 0.0
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How to start one bot. ``env`` holds only the config's variables; whoever spawns the
+    bot merges them over ``os.environ``."""
+
+    name: str
+    command: tuple[str, ...]
+    cwd: Path
+    env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    name: str
+    board_size: int
+    opening: OpeningSpec
+    time_control: TimeControl
+    schedule: ScheduleSpec
+    concurrency: int
+    output: Path
+    elo: EloSpec
+    bots: tuple[BotSpec, ...]
+    source: Path
+
+    @property
+    def bot_names(self) -> tuple[str, ...]:
+        return tuple(bot.name for bot in self.bots)
+
+    def bot(self, name: str) -> BotSpec:
+        for bot in self.bots:
+            if bot.name == name:
+                return bot
+        raise KeyError(name)
+
+    def fingerprint(self) -> dict[str, object]:
+        """The settings that decide what each game *is*, as plain JSON-ready data.
+
+        A run records this; a resume compares it and refuses to mix results when it
+        differs. Included: bots (in order, since order fixes the pairings) with their
+        commands, working folders and extra environment; board size; time control; the
+        resolved openings; the schedule kind, challengers and games per pair (they decide
+        which opening and colours each game slot has). Left out on purpose: ``rounds`` (so a
+        finished tournament can be extended with more rounds), ``concurrency``, ``output``,
+        ``name`` and ``elo`` (they change how results are produced or shown, not the games).
+        """
+        return {
+            "board_size": self.board_size,
+            "time_control": {"kind": self.time_control.kind.value, **self.time_control.as_dict()},
+            "opening": {
+                "kind": self.opening.kind.value,
+                "openings": [
+                    [o.black, o.white, list(o.turns)] for o in self.opening.openings
+                ],
+            },
+            "schedule": {
+                "kind": self.schedule.kind.value,
+                "games_per_pair": self.schedule.games_per_pair,
+                "challengers": list(self.schedule.challengers),
+            },
+            "bots": [
+                {
+                    "name": bot.name,
+                    "command": list(bot.command),
+                    "cwd": str(bot.cwd),
+                    "env": dict(sorted(bot.env.items())),
+                }
+                for bot in self.bots
+            ],
+        }
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def load_config(path: str | os.PathLike[str], *, check_programs: bool = True) -> TournamentConfig:
+    """Read and validate a config file. Raises :class:`ConfigError` on any problem.
+
+    ``check_programs=False`` skips the checks that bot programs and working folders exist
+    (for reading the config of an old run on a machine that cannot run its bots).
+    """
+    path = Path(path)
+    shown = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("config file not found", file=shown) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=shown) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the config file: {exc.strerror}", file=shown) from None
+    data = parse_yaml(text, file=shown)
+    resolved = path.resolve()
+    return parse_config(
+        data, file=shown, base_dir=resolved.parent, source=resolved, check_programs=check_programs
+    )
+
+
+def parse_yaml(text: str, *, file: str) -> object:
+    """YAML text -> plain data. Syntax errors and duplicate keys become ConfigErrors with
+    the line number (YAML itself would silently keep the last of two equal keys)."""
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except ConfigError as exc:
+        raise ConfigError(exc.detail, file=file, key=exc.key) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "syntax error"
+        key = f"line {mark.line + 1}" if mark is not None else None
+        column = f" (column {mark.column + 1})" if mark is not None else ""
+        raise ConfigError(f"invalid YAML: {problem}{column}", file=file, key=key) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"invalid YAML: {exc}", file=file) from None
+
+
+def parse_config(
+    data: object,
+    *,
+    file: str,
+    base_dir: Path,
+    source: Path | None = None,
+    check_programs: bool = True,
+) -> TournamentConfig:
+    """Validate already-parsed YAML data. ``file`` is how errors name the config;
+    ``base_dir`` is the folder relative paths are resolved against; ``source`` the config
+    file's path (default ``base_dir / basename(file)``)."""
+    return _Parser(file, Path(base_dir).resolve(), check_programs).config(data, source)
+
+
+# --------------------------------------------------------------------------- YAML loading
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that rejects a key written twice in one mapping."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[object, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            try:
+                first = seen.get(key)
+            except TypeError:  # an unhashable key; SafeLoader reports it properly below
+                continue
+            line = key_node.start_mark.line + 1
+            if first is not None:
+                raise ConfigError(f"duplicate key {key!r} (first written on line {first})", key=f"line {line}")
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+_TOP_KEYS = ("name", "board_size", "opening", "time_control", "schedule", "concurrency", "output", "elo", "bots")
+_TIME_KEYS = ("per_move", "main", "increment", "margin")
+_SCHEDULE_KEYS = ("kind", "games_per_pair", "rounds", "challengers")
+_ELO_KEYS = ("anchor", "anchor_rating")
+_BOT_KEYS = ("name", "command", "cwd", "env")
+_RANDOM_KEYS = ("count", "seed", "turns")
+_OPENING_FORMS = "'pie', 'empty', {book: FILE} or {random: {count: N, seed: S}}"
+
+
+def _describe(value: object) -> str:
+    """``'abc' (str)``, ``3.5 (float)``, ``nothing (null)``: what the user actually wrote."""
+    if value is None:
+        return "nothing (null)"
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+class _Parser:
+    """Walks the data once; every check knows its key path. Raising stops at the first
+    error: later checks often depend on earlier ones (bot names before the anchor)."""
+
+    def __init__(self, file: str, base_dir: Path, check_programs: bool) -> None:
+        self.file = file
+        self.base_dir = base_dir
+        self.check_programs = check_programs
+
+    # --- error and primitive helpers
+
+    def fail(self, key: str | None, message: str) -> NoReturn:
+        raise ConfigError(message, file=self.file, key=key or None)
+
+    def mapping(
+        self, value: object, path: str, allowed: Sequence[str], *, what: str = "a mapping"
+    ) -> dict[str, object]:
+        if not isinstance(value, dict):
+            self.fail(path, f"expected {what}, got {_describe(value)}")
+        for key in value:
+            if not isinstance(key, str):
+                self.fail(path, f"keys must be strings, got {_describe(key)}")
+            if key not in allowed:
+                hint = difflib.get_close_matches(key, allowed, n=1)
+                maybe = f"; did you mean '{hint[0]}'?" if hint else ""
+                self.fail(_join(path, key), f"unknown key{maybe} (expected one of: {', '.join(allowed)})")
+        return value
+
+    def integer(self, value: object, path: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+        # bool is a subclass of int, but `rounds: yes` is a mistake, not the number 1.
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(path, f"expected an integer, got {_describe(value)}")
+        if minimum is not None and maximum is not None and not minimum <= value <= maximum:
+            self.fail(path, f"expected an integer from {minimum} to {maximum}, got {value}")
+        if minimum is not None and value < minimum:
+            self.fail(path, f"expected an integer >= {minimum}, got {value}")
+        return value
+
+    def number(self, value: object, path: str, *, positive: bool = False) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.fail(path, f"expected a number of seconds, got {_describe(value)}")
+        number = float(value)
+        if not math.isfinite(number):
+            self.fail(path, f"expected a finite number, got {value}")
+        if positive and number <= 0:
+            self.fail(path, f"expected a number > 0, got {value}")
+        if number < 0:
+            self.fail(path, f"expected a number >= 0, got {value}")
+        return number
+
+    def string(self, value: object, path: str) -> str:
+        if not isinstance(value, str):
+            self.fail(path, f"expected a string, got {_describe(value)}")
+        return value
+
+    def name(self, value: object, path: str) -> str:
+        text = self.string(value, path)
+        if not NAME_PATTERN.fullmatch(text):
+            self.fail(
+                path,
+                f"expected a name made of letters, digits, '_', '.' and '-' (it is used in file names), got {text!r}",
+            )
+        return text
+
+    def path(self, value: object, key: str) -> Path:
+        text = self.string(value, key)
+        if not text.strip():
+            self.fail(key, "expected a path, got an empty string")
+        return (self.base_dir / Path(text).expanduser()).resolve()
+
+    # --- sections
+
+    def config(self, data: object, source: Path | None) -> TournamentConfig:
+        if data is None:
+            self.fail(None, "the config is empty; expected a mapping with at least 'time_control' and 'bots'")
+        top = self.mapping(data, "", _TOP_KEYS, what="a mapping of settings at the top level")
+        for required in ("time_control", "bots"):
+            if required not in top:
+                self.fail(required, "missing (this key is required)")
+        default_name = Path(self.file).stem
+        name = self.name(top["name"], "name") if "name" in top else self.name(default_name, "name")
+        board_size = (
+            self.integer(top["board_size"], "board_size", minimum=MIN_BOARD_SIZE, maximum=MAX_BOARD_SIZE)
+            if "board_size" in top
+            else DEFAULT_BOARD_SIZE
+        )
+        bots = self.bots(top["bots"])
+        names = tuple(bot.name for bot in bots)
+        schedule = self.schedule(top.get("schedule", {}), names)
+        time_control = self.time_control(top["time_control"])
+        opening = self.opening(top.get("opening", "pie"), board_size)
+        concurrency = (
+            self.integer(top["concurrency"], "concurrency", minimum=1)
+            if "concurrency" in top
+            else os.cpu_count() or 1
+        )
+        output = self.path(top["output"], "output") if "output" in top else self.base_dir / "results" / name
+        elo = self.elo(top.get("elo", {}), names)
+        return TournamentConfig(
+            name=name,
+            board_size=board_size,
+            opening=opening,
+            time_control=time_control,
+            schedule=schedule,
+            concurrency=concurrency,
+            output=output,
+            elo=elo,
+            bots=bots,
+            source=source if source is not None else self.base_dir / Path(self.file).name,
+        )
+
+    def time_control(self, value: object) -> TimeControl:
+        tc = self.mapping(value, "time_control", _TIME_KEYS, what="{per_move: SECONDS} or {main: SECONDS, increment: SECONDS}")
+        margin = self.number(tc["margin"], "time_control.margin") if "margin" in tc else DEFAULT_MARGIN
+        if "per_move" in tc:
+            for other in ("main", "increment"):
+                if other in tc:
+                    self.fail(f"time_control.{other}", "not allowed with per_move (give either per_move, or main and increment)")
+            return TimeControl.fixed(self.number(tc["per_move"], "time_control.per_move", positive=True), margin=margin)
+        if "main" in tc:
+            main = self.number(tc["main"], "time_control.main", positive=True)
+            increment = self.number(tc["increment"], "time_control.increment") if "increment" in tc else 0.0
+            return TimeControl.fischer(main, increment, margin=margin)
+        self.fail("time_control", "expected per_move (seconds per move) or main (seconds per game, with an optional increment)")
+
+    def schedule(self, value: object, names: tuple[str, ...]) -> ScheduleSpec:
+        spec = self.mapping(value, "schedule", _SCHEDULE_KEYS)
+        kind = ScheduleKind.ROUND_ROBIN
+        if "kind" in spec:
+            text = self.string(spec["kind"], "schedule.kind")
+            try:
+                kind = ScheduleKind(text)
+            except ValueError:
+                self.fail("schedule.kind", f"expected 'round_robin' or 'gauntlet', got {text!r}")
+        games = DEFAULT_GAMES_PER_PAIR
+        if "games_per_pair" in spec:
+            games = self.integer(spec["games_per_pair"], "schedule.games_per_pair", minimum=1)
+            if games % 2:
+                self.fail(
+                    "schedule.games_per_pair",
+                    f"expected an even number (each pair plays both sides of every start), got {games}",
+                )
+        rounds = self.integer(spec["rounds"], "schedule.rounds", minimum=1) if "rounds" in spec else 1
+        challengers: tuple[str, ...] = ()
+        if kind is ScheduleKind.GAUNTLET:
+            challengers = self.challengers(spec.get("challengers"), names)
+        elif "challengers" in spec:
+            self.fail("schedule.challengers", "only allowed with kind: gauntlet")
+        return ScheduleSpec(kind, games, rounds, challengers)
+
+    def challengers(self, value: object, names: tuple[str, ...]) -> tuple[str, ...]:
+        key = "schedule.challengers"
+        if value is None:
+            self.fail(key, "a gauntlet needs its challengers: a list of bot names")
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not value:
+            self.fail(key, f"expected a non-empty list of bot names, got {_describe(value)}")
+        chosen: list[str] = []
+        for i, item in enumerate(value):
+            who = self.string(item, f"{key}[{i}]")
+            if who not in names:
+                self.fail(f"{key}[{i}]", f"no bot is named {who!r} (bots: {', '.join(names)})")
+            if who in chosen:
+                self.fail(f"{key}[{i}]", f"{who!r} is listed twice")
+            chosen.append(who)
+        if len(chosen) == len(names):
+            self.fail(key, "every bot is a challenger; a gauntlet needs at least one bot to play against")
+        return tuple(chosen)
+
+    def elo(self, value: object, names: tuple[str, ...]) -> EloSpec:
+        spec = self.mapping(value, "elo", _ELO_KEYS)
+        anchor = None
+        if spec.get("anchor") is not None:
+            anchor = self.string(spec["anchor"], "elo.anchor")
+            if anchor not in names:
+                self.fail("elo.anchor", f"expected the name of a bot ({', '.join(names)}), got {anchor!r}")
+        rating = 0.0
+        if "anchor_rating" in spec:
+            raw = spec["anchor_rating"]
+            if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
+                self.fail("elo.anchor_rating", f"expected a number, got {_describe(raw)}")
+            rating = float(raw)
+        return EloSpec(anchor, rating)
+
+    # --- bots
+
+    def bots(self, value: object) -> tuple[BotSpec, ...]:
+        if not isinstance(value, list):
+            self.fail("bots", f"expected a list of bots, got {_describe(value)}")
+        if len(value) < 2:
+            self.fail("bots", f"expected at least 2 bots, got {len(value)}")
+        bots: list[BotSpec] = []
+        first_seen: dict[str, int] = {}
+        for i, item in enumerate(value):
+            path = f"bots[{i}]"
+            spec = self.mapping(item, path, _BOT_KEYS, what="a mapping with name and command")
+            for required in ("name", "command"):
+                if required not in spec:
+                    self.fail(_join(path, required), "missing (every bot needs a name and a command)")
+            name = self.name(spec["name"], f"{path}.name")
+            if name in first_seen:
+                self.fail(f"{path}.name", f"duplicate bot name {name!r} (also bots[{first_seen[name]}].name)")
+            first_seen[name] = i
+            cwd = self.path(spec["cwd"], f"{path}.cwd") if "cwd" in spec else self.base_dir
+            if self.check_programs and not cwd.is_dir():
+                self.fail(f"{path}.cwd", f"directory not found: {cwd}")
+            env = self.env(spec.get("env", {}), f"{path}.env")
+            command = self.command(spec["command"], f"{path}.command")
+            if self.check_programs:
+                self.check_program(command[0], f"{path}.command", cwd, env)
+            bots.append(BotSpec(name, command, cwd, MappingProxyType(env)))
+        return tuple(bots)
+
+    def command(self, value: object, path: str) -> tuple[str, ...]:
+        if isinstance(value, str):
+            try:
+                words = shlex.split(value)
+            except ValueError as exc:  # e.g. "No closing quotation"
+                self.fail(path, f"cannot split the command into words: {exc}")
+        elif isinstance(value, list):
+            words = [self.string(word, f"{path}[{i}]") for i, word in enumerate(value)]
+        else:
+            self.fail(path, f"expected a string or a list of strings, got {_describe(value)}")
+        if not words or not words[0]:
+            self.fail(path, "expected a command, got an empty one")
+        return tuple(words)
+
+    def env(self, value: object, path: str) -> dict[str, str]:
+        if not isinstance(value, dict):
+            self.fail(path, f"expected a mapping of variable names to values, got {_describe(value)}")
+        result: dict[str, str] = {}
+        for key, raw in value.items():
+            if not isinstance(key, str) or not _ENV_NAME.fullmatch(key):
+                self.fail(path, f"expected variable names of letters, digits and '_', got {_describe(key)}")
+            where = f"{path}.{key}"
+            # Numbers are what the user means (`THREADS: 4`); YAML's yes/no/null are traps.
+            if isinstance(raw, bool) or raw is None:
+                self.fail(where, f"expected a string or a number, got {_describe(raw)}; quote it if you mean the text")
+            if isinstance(raw, (int, float)):
+                raw = str(raw)
+            if not isinstance(raw, str):
+                self.fail(where, f"expected a string or a number, got {_describe(raw)}")
+            if "\0" in raw:
+                self.fail(where, "a variable's value cannot contain a NUL character")
+            result[key] = raw
+        return result
+
+    def check_program(self, program: str, path: str, cwd: Path, env: Mapping[str, str]) -> None:
+        """Find argv[0] the way the spawner will: a name with a slash is a path from the
+        bot's working folder; a bare name is looked up on PATH (the bot's own PATH if its
+        env sets one) and, as in any POSIX shell, never in the working folder."""
+        if os.sep in program or (os.altsep and os.altsep in program):
+            target = cwd / Path(program).expanduser()
+            if not target.exists():
+                self.fail(path, f"program {program!r} not found (looked in {cwd})")
+            if target.is_dir() or not os.access(target, os.X_OK):
+                self.fail(path, f"program {program!r} is not an executable file ({target}; chmod +x?)")
+            return
+        search = env.get("PATH", os.environ.get("PATH", os.defpath))
+        if shutil.which(program, path=search) is not None:
+            return
+        message = f"program {program!r} not found (looked in PATH)"
+        if program in ("python", "python3"):
+            message += f"; to run bots with the referee's own Python, write {sys.executable!r}"
+        elif (cwd / program).is_file():
+            message += f"; to run the {program!r} in {cwd}, write './{program}'"
+        self.fail(path, message)
+
+    # --- openings
+
+    def opening(self, value: object, size: int) -> OpeningSpec:
+        if isinstance(value, str):
+            if value in (OpeningKind.PIE.value, OpeningKind.EMPTY.value):
+                return OpeningSpec(OpeningKind(value))
+            self.fail("opening", f"expected {_OPENING_FORMS}, got {value!r}")
+        spec = self.mapping(value, "opening", ("book", "random"), what=_OPENING_FORMS)
+        if len(spec) != 1:
+            self.fail("opening", f"expected exactly one of book, random; got {len(spec)} keys")
+        if "book" in spec:
+            book = self.path(spec["book"], "opening.book")
+            return OpeningSpec(OpeningKind.BOOK, read_book(book, size, key="opening.book", config=self.file), book=book)
+        settings = self.mapping(spec["random"], "opening.random", _RANDOM_KEYS, what="{count: N, seed: S}")
+        if "count" not in settings:
+            self.fail("opening.random.count", "missing (how many random openings to play)")
+        count = self.integer(settings["count"], "opening.random.count", minimum=1)
+        seed = self.integer(settings["seed"], "opening.random.seed") if "seed" in settings else DEFAULT_RANDOM_SEED
+        turns = self.integer(settings["turns"], "opening.random.turns", minimum=0) if "turns" in settings else 0
+        openings = random_openings(size, count, seed, turns=turns)
+        return OpeningSpec(OpeningKind.RANDOM, openings, count=count, seed=seed, random_turns=turns)
+
+
+# --------------------------------------------------------------------------- opening sources
+
+
+def _display(path: Path) -> str:
+    """A path as short as it can be while still unambiguous for the user reading it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def read_book(path: Path, size: int, *, key: str = "opening.book", config: str | None = None) -> tuple[Opening, ...]:
+    """Read an opening book: one opening per line, ``B W [turn ...]`` (the pie-rule stones,
+    then turns from Black); ``#`` starts a comment; blank lines are skipped. Every line is
+    played out with the rules engine; errors name the book and the line. A line repeated
+    is an error (it would be played twice as often as the others)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"opening book not found: {path}", file=config, key=key) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the opening book {path}: {exc}", file=config, key=key) from None
+    shown = _display(path)
+    openings: list[Opening] = []
+    seen: dict[tuple[str, ...], int] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue
+        where = f"line {number}"
+        if len(words) < 2:
+            raise ConfigError("expected 'BLACK WHITE [TURN ...]': two points, then any turns", file=shown, key=where)
+        try:
+            opening = check_opening(size, words[0], words[1], words[2:], label=f"{path.name}:{number}")
+        except ValueError as exc:
+            raise ConfigError(str(exc), file=shown, key=where) from None
+        identity = (opening.black, opening.white, *opening.turns)
+        if identity in seen:
+            raise ConfigError(f"the same opening as line {seen[identity]}", file=shown, key=where)
+        seen[identity] = number
+        openings.append(opening)
+    if not openings:
+        raise ConfigError(f"the opening book {shown} has no openings", file=config, key=key)
+    return tuple(openings)
+
+
+def check_opening(size: int, black: str, white: str, turns: Sequence[str] = (), *, label: str = "") -> Opening:
+    """Play the opening on a board of ``size`` and return it normalised (lowercase).
+    Raises ValueError saying what is wrong: a bad point, an illegal turn, a finished game."""
+    from referee.engine import Position, TurnError  # the engine is only needed for openings
+
+    try:
+        position = Position.new(size).setup(black, white)
+    except TurnError as exc:
+        raise ValueError(f"bad setup {black} {white}: {exc}") from None
+    played: list[str] = []
+    for turn in turns:
+        mover = position.to_move
+        try:
+            position = position.play(turn)
+        except TurnError as exc:
+            raise ValueError(f"turn {len(played) + 1} ({turn}, {mover.value}): {exc}") from None
+        played.append(turn.lower())
+        if position.is_over:
+            raise ValueError(f"the game is over after turn {len(played)} ({turn}); an opening must leave a game to play")
+    return Opening(black.lower(), white.lower(), tuple(played), label)
+
+
+def random_openings(size: int, count: int, seed: int, *, turns: int = 0) -> tuple[Opening, ...]:
+    """``count`` pie-rule setups of two distinct points (each followed by ``turns`` random
+    turns), a pure function of its arguments. Setups do not repeat until every ordered pair
+    of points has been used once."""
+    from referee.engine import Position, iter_points
+
+    rng = random.Random(seed)
+    empty = Position.new(size)
+    points = list(iter_points(size))
+    n = len(points)
+    total = n * (n - 1)
+    order: list[int] = []
+    while len(order) < count:
+        order.extend(rng.sample(range(total), min(total, count - len(order))))
+    openings: list[Opening] = []
+    for number, code in enumerate(order, start=1):
+        first, rest = divmod(code, n - 1)
+        second = rest if rest < first else rest + 1
+        black, white = points[first], points[second]
+        position = empty.setup(black, white)
+        played: list[str] = []
+        for _ in range(turns):
+            turn = position.random_turn(rng)
+            after = position.play(turn)
+            if after.is_over:  # an opening must leave a game to play (only on tiny boards)
+                break
+            position = after
+            played.append(turn)
+        openings.append(Opening(black, white, tuple(played), f"random-{number}"))
+    return tuple(openings)
