@@ -25,6 +25,7 @@ import math
 import random
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from operator import mul
 from statistics import NormalDist
 
 __all__ = [
@@ -275,19 +276,21 @@ def _with_prior(pairs: Sequence[tuple[int, int, float, float]]) -> list[tuple[in
 
 def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float]:
     """Solve a small symmetric positive-definite system by Cholesky decomposition."""
+    # sum(map(mul, ...)) over row prefixes: the inner products are the whole cost here.
     size = len(rhs)
     low = [[0.0] * size for _ in range(size)]
     for r in range(size):
+        row = low[r]
         for c in range(r + 1):
-            acc = matrix[r][c] - sum(low[r][k] * low[c][k] for k in range(c))
+            acc = matrix[r][c] - sum(map(mul, row[:c], low[c][:c]))
             if r == c:
                 # Tiny negative pivots only come from rounding on a nearly singular system.
-                low[r][r] = math.sqrt(max(acc, 1e-300))
+                row[r] = math.sqrt(max(acc, 1e-300))
             else:
-                low[r][c] = acc / low[c][c]
+                row[c] = acc / low[c][c]
     y = [0.0] * size
     for r in range(size):
-        y[r] = (rhs[r] - sum(low[r][k] * y[k] for k in range(r))) / low[r][r]
+        y[r] = (rhs[r] - sum(map(mul, low[r][:r], y[:r]))) / low[r][r]
     x = [0.0] * size
     for r in reversed(range(size)):
         x[r] = (y[r] - sum(low[k][r] * x[k] for k in range(r + 1, size))) / low[r][r]
