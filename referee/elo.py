@@ -477,7 +477,8 @@ def compute_ratings(
     each pairing (each set of bots that met) are resampled with replacement, an opening
     pair (games sharing a ``pair`` key) being one unit. Keeping the pairings fixed mirrors a
     tournament whose schedule is fixed and whose results are random, and it keeps every
-    resample connected like the data. Each resample is refitted and put on the same scale
+    resample connected like the data. Each resample is refitted (with the virtual draws
+    exactly when that resample has no finite maximum) and put on the same scale
     (anchor or mean 0), and ``low``/``high`` are the percentile bounds at ``confidence``, so
     they describe each bot *relative to the anchor or the group mean* (the anchor's own
     interval is a single point). With ``bootstrap=0`` the intervals collapse onto the
