@@ -166,11 +166,7 @@ def expected_score(diff_elo: float) -> float:
     ``1 / (1 + 10 ** (-diff / 400))``: 0.5 at 0, about 0.64 at +100, 10/11 at +400.
     Computed without overflow for any finite difference.
     """
-    x = diff_elo / _ELO_PER_NAT
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
+    return _sigmoid(diff_elo / _ELO_PER_NAT)
 
 
 def elo_from_score(p: float) -> float:
@@ -218,6 +214,7 @@ def _log_sigmoid(x: float) -> float:
 
 
 def _sigmoid(x: float) -> float:
+    """``1 / (1 + exp(-x))`` without overflow."""
     if x >= 0:
         return 1.0 / (1.0 + math.exp(-x))
     e = math.exp(x)
