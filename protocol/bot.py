@@ -1,0 +1,345 @@
+"""Write a Vastuz bot as one Python class; this module speaks the protocol for it.
+
+A bot author subclasses :class:`Bot`, implements :meth:`Bot.choose_turn` and calls
+:func:`run`::
+
+    from protocol.bot import Bot, run
+
+    class RandomBot(Bot):
+        name = "random"
+        version = "1.0"
+
+        def choose_turn(self, position, time_left):
+            return position.random_turn(self.rng)
+
+    if __name__ == "__main__":
+        run(RandomBot(seed=1))
+
+The SDK keeps its own :class:`~referee.engine.Position` in step with the referee's (every
+``setup``, ``play`` and the bot's own ``genmove``/``gensetup`` answers are applied to it),
+so a bot only ever sees a position and answers with a turn. Nothing a referee sends can
+crash the loop: bad input gets a ``?`` answer and the loop goes on.
+
+The GTP state machine is :class:`BotSession`, which does no I/O (lines in, response text
+out); :func:`run` is the thin blocking loop around it over stdin/stdout.
+"""
+
+from __future__ import annotations
+
+import abc
+import random
+import sys
+import traceback
+from collections.abc import Callable
+from typing import BinaryIO, TextIO
+
+from protocol.framing import LineBuffer, ProtocolError, preprocess_command_line
+from protocol.messages import Command, Response, parse_command
+from referee.engine import MAX_SIZE, MIN_SIZE, Color, Position, TurnError
+
+READ_CHUNK = 65536
+
+
+class Bot(abc.ABC):
+    """A bot's decisions. Override :meth:`choose_turn`; the other hooks have defaults.
+
+    ``name`` and ``version`` are what the bot answers to ``name`` and ``version``.
+    ``self.rng`` is a :class:`random.Random` seeded from *seed*: use it for every random
+    choice and a seeded bot replays the same game against the same opponent.
+    """
+
+    name: str = "unnamed-bot"
+    version: str = "0"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    @abc.abstractmethod
+    def choose_turn(self, position: Position, time_left: float | None) -> str:
+        """Return the full turn for ``position.to_move``: placement and every steal, in
+        the notation of the rules (``"g7"``, ``"g7,f6>f6"``), or ``"resign"``.
+
+        *time_left* is the seconds left on this side's clock as the referee last said
+        with ``time_left``, or None if it never did. Only called when the mover has a
+        legal placement (the SDK answers ``pass`` itself otherwise).
+        """
+
+    def choose_setup(self, position: Position) -> tuple[str, str]:
+        """The pie-rule stones ``(black_point, white_point)`` when this bot moves first;
+        *position* is the empty board. Default: two distinct random points."""
+        black, white = self.rng.sample(position.legal_placements(), 2)
+        return black, white
+
+    def choose_color(self, position: Position) -> Color:
+        """The side to take as second player, seeing the pie-rule stones in *position*.
+        Default: Black (who moves first)."""
+        return Color.BLACK
+
+    def on_new_game(self) -> None:
+        """Called on every ``clear_board``: reset per-game state here."""
+
+
+class _Refusal(Exception):
+    """A handler's way to answer ``?`` with a message the referee will read."""
+
+
+class BotSession:
+    """The bot side of the protocol as a pure state machine: one command line in, the
+    full response text (``"=id ...\\n\\n"``) out.
+
+    State: the board size, the position, the ``time_left`` each colour was last given,
+    and whether ``quit`` arrived (:attr:`finished`).
+    """
+
+    def __init__(self, bot: Bot, *, log: TextIO | None = None) -> None:
+        self.bot = bot
+        self.log = log if log is not None else sys.stderr
+        self.size = 7
+        self.position = Position.new(self.size)
+        self.time_left: dict[Color, float] = {}
+        self.time_settings: tuple[float, float, int] | None = None
+        self.finished = False
+        self._handlers: dict[str, tuple[int, str, Callable[[tuple[str, ...]], str]]] = {
+            "protocol_version": (0, "", lambda a: "2"),
+            "name": (0, "", lambda a: str(self.bot.name)),
+            "version": (0, "", lambda a: str(self.bot.version)),
+            "known_command": (1, "NAME", lambda a: "true" if a[0] in self._handlers else "false"),
+            "list_commands": (0, "", lambda a: "\n".join(sorted(self._handlers))),
+            "boardsize": (1, "N", self._boardsize),
+            "clear_board": (0, "", self._clear_board),
+            "setup": (2, "B W", self._setup),
+            "play": (2, "COLOR TURN", self._play),
+            "genmove": (1, "COLOR", self._genmove),
+            "gensetup": (0, "", self._gensetup),
+            "choose_color": (0, "", self._choose_color),
+            "time_settings": (3, "MAIN BYO STONES", self._time_settings),
+            "time_left": (3, "COLOR SECONDS STONES", self._time_left),
+            "showboard": (0, "", self._showboard),
+            "final_score": (0, "", lambda a: self.position.result()),
+            "quit": (0, "", self._quit),
+        }
+
+    @property
+    def commands(self) -> list[str]:
+        """Every command this session answers, sorted."""
+        return sorted(self._handlers)
+
+    # -- entry points ----------------------------------------------------------------------
+
+    def handle_line(self, line: str) -> str | None:
+        """Answer one raw input line; None for a line GTP says to skip (blank, comment)."""
+        cleaned = preprocess_command_line(line)
+        if cleaned is None:
+            return None
+        try:
+            command = parse_command(cleaned)
+        except ProtocolError as error:
+            return Response(False, None, _one_line(str(error))).format()
+        return self.handle(command)
+
+    def handle(self, command: Command) -> str:
+        """Answer one parsed command, echoing its id."""
+        entry = self._handlers.get(command.name)
+        if entry is None:
+            return Response(False, command.id, "unknown command").format()
+        arity, usage, handler = entry
+        if len(command.args) != arity:
+            usage_text = f" ({usage})" if usage else ""
+            return self._answer(
+                command,
+                False,
+                f"{command.name} takes {arity} argument(s){usage_text}, got {len(command.args)}",
+            )
+        try:
+            return self._answer(command, True, handler(command.args))
+        except _Refusal as refusal:
+            return self._answer(command, False, str(refusal))
+        except Exception as error:  # a bug in the bot's own code must not kill the loop
+            traceback.print_exc(file=self.log)
+            return self._answer(command, False, f"{type(error).__name__}: {error}")
+
+    def framing_error(self, error: ProtocolError) -> str:
+        """The answer to an input line that could not be read (too long, not UTF-8);
+        its id, if any, is unknown."""
+        return Response(False, None, _one_line(str(error))).format()
+
+    def _answer(self, command: Command, ok: bool, text: str) -> str:
+        if not ok:
+            text = _one_line(text)
+        try:
+            return Response(ok, command.id, text).format()
+        except ValueError as error:  # the bot's text would break the framing
+            return Response(False, command.id, _one_line(str(error))).format()
+
+    def _warn(self, message: str) -> None:
+        print(f"[{self.bot.name}] warning: {message}", file=self.log, flush=True)
+
+    # -- handlers --------------------------------------------------------------------------
+
+    def _boardsize(self, args: tuple[str, ...]) -> str:
+        try:
+            size = int(args[0])
+        except ValueError:
+            raise _Refusal(f"boardsize: not an integer: {args[0]!r}") from None
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise _Refusal(f"unacceptable size {size}: sizes {MIN_SIZE} to {MAX_SIZE} are played")
+        self.size = size
+        self.position = Position.new(size)
+        return ""
+
+    def _clear_board(self, args: tuple[str, ...]) -> str:
+        self.position = Position.new(self.size)
+        self.time_left.clear()
+        self.bot.on_new_game()
+        return ""
+
+    def _setup(self, args: tuple[str, ...]) -> str:
+        try:
+            self.position = self.position.setup(args[0], args[1])
+        except TurnError as error:
+            raise _Refusal(f"illegal setup: {error}") from None
+        return ""
+
+    def _color(self, text: str) -> Color:
+        try:
+            return Color.parse(text)
+        except ValueError as error:
+            raise _Refusal(str(error)) from None
+
+    def _check_mover(self, color: Color, what: str) -> None:
+        mover = self.position.to_move
+        if color is not mover:
+            raise _Refusal(f"{what}: it is {mover.value}'s turn, not {color.value}'s")
+
+    def _play(self, args: tuple[str, ...]) -> str:
+        self._check_mover(self._color(args[0]), "illegal move")
+        try:
+            self.position = self.position.play(args[1])
+        except TurnError as error:
+            raise _Refusal(f"illegal move: {error}") from None
+        return ""
+
+    def _genmove(self, args: tuple[str, ...]) -> str:
+        color = self._color(args[0])
+        self._check_mover(color, f"genmove {color.value}")
+        if not self.position.legal_placements():
+            if not self.position.is_over:
+                self.position = self.position.play("pass")
+            return "pass"
+        turn = self.bot.choose_turn(self.position, self.time_left.get(color))
+        if not isinstance(turn, str):
+            raise TypeError(f"choose_turn returned {turn!r}, not a string")
+        turn = turn.strip()
+        if turn.lower() == "resign":
+            return "resign"
+        try:
+            self.position = self.position.play(turn)
+        except TurnError as error:
+            self._warn(
+                f"choose_turn returned {turn!r}, which is not legal here ({error}); "
+                "sent anyway, the referee will judge it"
+            )
+        return turn
+
+    def _gensetup(self, args: tuple[str, ...]) -> str:
+        black, white = self.bot.choose_setup(self.position)
+        try:
+            self.position = self.position.setup(black, white)
+        except TurnError as error:
+            self._warn(
+                f"choose_setup returned ({black!r}, {white!r}), which is not a legal setup "
+                f"({error}); sent anyway, the referee will judge it"
+            )
+        return f"{black} {white}"
+
+    def _choose_color(self, args: tuple[str, ...]) -> str:
+        choice = self.bot.choose_color(self.position)
+        return Color.parse(str(choice)).value
+
+    def _time_settings(self, args: tuple[str, ...]) -> str:
+        main, byo = _seconds(args[0]), _seconds(args[1])
+        self.time_settings = (main, byo, _stones(args[2]))
+        return ""
+
+    def _time_left(self, args: tuple[str, ...]) -> str:
+        color = self._color(args[0])
+        seconds = _seconds(args[1])
+        _stones(args[2])
+        self.time_left[color] = seconds
+        return ""
+
+    def _showboard(self, args: tuple[str, ...]) -> str:
+        # Starts with a newline so the diagram lines up under the "=" line; empty lines
+        # would end the response, so none are kept.
+        rows = [row for row in self.position.diagram().split("\n") if row.strip()]
+        return "\n" + "\n".join(rows)
+
+    def _quit(self, args: tuple[str, ...]) -> str:
+        self.finished = True
+        return ""
+
+
+def _one_line(message: str) -> str:
+    """A ``?`` message must fit on one line; collapse whatever whitespace it has."""
+    return " ".join(message.split()) or "error"
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise _Refusal(f"not a number of seconds: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise _Refusal(f"not a number of seconds: {text!r}")
+    return value
+
+
+def _stones(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise _Refusal(f"not a number of stones: {text!r}") from None
+    if value < 0:
+        raise _Refusal(f"not a number of stones: {text!r}")
+    return value
+
+
+def run(
+    bot: Bot,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    *,
+    log: TextIO | None = None,
+) -> None:
+    """Serve the protocol for *bot* until ``quit`` or the end of input.
+
+    Reads whatever bytes are available (never waits to fill a buffer, so a referee that
+    sends one command and waits is answered at once), answers each command in order and
+    flushes after every response. Returns normally at ``quit``, at end of input, or when
+    the referee has closed our stdout.
+    """
+    source = stdin if stdin is not None else sys.stdin.buffer
+    sink = stdout if stdout is not None else sys.stdout.buffer
+    read: Callable[[int], bytes] = getattr(source, "read1", source.read)
+    session = BotSession(bot, log=log)
+    buffer = LineBuffer()
+    try:
+        while not session.finished:
+            chunk = read(READ_CHUNK)
+            if not chunk:
+                return
+            buffer.push(chunk)
+            while not session.finished:
+                try:
+                    line = buffer.next_line()
+                except ProtocolError as error:
+                    answer: str | None = session.framing_error(error)
+                else:
+                    if line is None:
+                        break
+                    answer = session.handle_line(line)
+                if answer is not None:
+                    sink.write(answer.encode("utf-8"))
+                    sink.flush()
+    except BrokenPipeError:
+        return  # the referee stopped listening: nothing left to do
