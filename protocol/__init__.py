@@ -1,0 +1,44 @@
+"""The Vastuz bot protocol (GTP 2 framing), sans-I/O.
+
+Layers, lowest first: :mod:`protocol.framing` (bytes to lines, the error tree),
+:mod:`protocol.messages` (commands and responses as values, the strict response parser),
+:mod:`protocol.commands` (the vocabulary: builders and reply parsers) and
+:mod:`protocol.bot` (the SDK a Python bot is written with). None of them does I/O except
+:func:`protocol.bot.run`, which reads stdin and writes stdout of the bot process.
+
+The reference for bot authors is ``PROTOCOL.md`` in this package.
+"""
+
+from protocol.bot import Bot, BotSession, run
+from protocol.framing import (
+    DEFAULT_MAX_LINE,
+    BadCommand,
+    BadEncoding,
+    BadReply,
+    LineBuffer,
+    LineTooLong,
+    MalformedResponse,
+    ProtocolError,
+    preprocess_command_line,
+)
+from protocol.messages import Command, Response, ResponseParser, check_idle_line, parse_command
+
+__all__ = [
+    "DEFAULT_MAX_LINE",
+    "BadCommand",
+    "BadEncoding",
+    "BadReply",
+    "Bot",
+    "BotSession",
+    "Command",
+    "LineBuffer",
+    "LineTooLong",
+    "MalformedResponse",
+    "ProtocolError",
+    "Response",
+    "ResponseParser",
+    "check_idle_line",
+    "parse_command",
+    "preprocess_command_line",
+    "run",
+]
