@@ -302,7 +302,7 @@ class _StrictLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[object, int] = {}
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=True)
             try:
                 first = seen.get(key)
             except TypeError:  # an unhashable key; SafeLoader reports it properly below
@@ -363,7 +363,7 @@ class _Parser:
             if not isinstance(key, str):
                 self.fail(path, f"keys must be strings, got {_describe(key)}")
             if key not in allowed:
-                hint = difflib.get_close_matches(key, allowed, n=1)
+                hint = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
                 maybe = f"; did you mean '{hint[0]}'?" if hint else ""
                 self.fail(_join(path, key), f"unknown key{maybe} (expected one of: {', '.join(allowed)})")
         return value
