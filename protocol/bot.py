@@ -27,6 +27,7 @@ out); :func:`run` is the thin blocking loop around it over stdin/stdout.
 from __future__ import annotations
 
 import abc
+import contextlib
 import random
 import sys
 import traceback
@@ -316,12 +317,21 @@ def run(
     Reads whatever bytes are available (never waits to fill a buffer, so a referee that
     sends one command and waits is answered at once), answers each command in order and
     flushes after every response. Returns normally at ``quit``, at end of input, or when
-    the referee has closed our stdout.
+    the referee has closed our stdout. When serving the real stdout, ``print()`` calls in
+    the bot's code go to stderr (or *log*) so they cannot break the protocol.
     """
     source = stdin if stdin is not None else sys.stdin.buffer
     sink = stdout if stdout is not None else sys.stdout.buffer
+    with contextlib.ExitStack() as stack:
+        if stdout is None:
+            # stdout carries the protocol: a debugging print() in the bot's code would
+            # corrupt it, so while we serve, sys.stdout is the log (stderr) instead.
+            stack.enter_context(contextlib.redirect_stdout(log if log is not None else sys.stderr))
+        _serve(BotSession(bot, log=log), source, sink)
+
+
+def _serve(session: BotSession, source: BinaryIO, sink: BinaryIO) -> None:
     read: Callable[[int], bytes] = getattr(source, "read1", source.read)
-    session = BotSession(bot, log=log)
     buffer = LineBuffer()
     try:
         while not session.finished:

@@ -3,7 +3,8 @@
 Usage: ``python tests/sdk_scripted_bot.py [MODE] [SEED]``. MODE picks what choose_turn
 does, so one script covers the SDK's handling of a well-behaved bot and of a buggy one:
 
-* ``random`` (default): a legal random turn from the engine;
+* ``random`` (default): a legal random turn from the engine, after a debugging
+  ``print()`` that the SDK must keep off the protocol channel;
 * ``illegal``: always ``a1`` (soon occupied: an illegal turn the SDK must send anyway);
 * ``raise``: raises, which the SDK must turn into a ``?`` answer;
 * ``resign``: resigns.
@@ -32,6 +33,7 @@ class ScriptedBot(Bot):
             raise RuntimeError("boom in choose_turn")
         if self.mode == "resign":
             return "resign"
+        print(f"thinking about {len(position.legal_placements())} placements")  # SDK: to stderr
         return position.random_turn(self.rng)
 
 

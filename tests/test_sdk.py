@@ -114,6 +114,7 @@ def test_full_scripted_session_through_a_real_process() -> None:
     assert r["kc"] == Response(True, None, "true")
     assert r[16] == Response(True, 16, "false")
     assert r[17] == Response(True, 17, "")
+    assert b"thinking about" in proc.stderr  # the bot's print() went to stderr
 
 
 def test_end_of_input_without_quit_exits_cleanly() -> None:
