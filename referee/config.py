@@ -130,9 +130,7 @@ class TimeControl:
         return cls(TimeControlKind.PER_MOVE, per_move=float(per_move), margin=float(margin))
 
     @classmethod
-    def fischer(
-        cls, main: float, increment: float = 0.0, *, margin: float = DEFAULT_MARGIN
-    ) -> TimeControl:
+    def fischer(cls, main: float, increment: float = 0.0, *, margin: float = DEFAULT_MARGIN) -> TimeControl:
         return cls(
             TimeControlKind.FISCHER, main=float(main), increment=float(increment), margin=float(margin)
         )
@@ -215,9 +213,7 @@ class TournamentConfig:
             "time_control": {"kind": self.time_control.kind.value, **self.time_control.as_dict()},
             "opening": {
                 "kind": self.opening.kind.value,
-                "openings": [
-                    [o.black, o.white, list(o.turns)] for o in self.opening.openings
-                ],
+                "openings": [[o.black, o.white, list(o.turns)] for o in self.opening.openings],
             },
             "schedule": {
                 "kind": self.schedule.kind.value,
@@ -309,7 +305,9 @@ class _StrictLoader(yaml.SafeLoader):
                 continue
             line = key_node.start_mark.line + 1
             if first is not None:
-                raise ConfigError(f"duplicate key {key!r} (first written on line {first})", key=f"line {line}")
+                raise ConfigError(
+                    f"duplicate key {key!r} (first written on line {first})", key=f"line {line}"
+                )
             seen[key] = line
         return super().construct_mapping(node, deep=deep)
 
@@ -317,7 +315,17 @@ class _StrictLoader(yaml.SafeLoader):
 # --------------------------------------------------------------------------- validation
 
 
-_TOP_KEYS = ("name", "board_size", "opening", "time_control", "schedule", "concurrency", "output", "elo", "bots")
+_TOP_KEYS = (
+    "name",
+    "board_size",
+    "opening",
+    "time_control",
+    "schedule",
+    "concurrency",
+    "output",
+    "elo",
+    "bots",
+)
 _TIME_KEYS = ("per_move", "main", "increment", "margin")
 _SCHEDULE_KEYS = ("kind", "games_per_pair", "rounds", "challengers")
 _ELO_KEYS = ("anchor", "anchor_rating")
@@ -368,7 +376,9 @@ class _Parser:
                 self.fail(_join(path, key), f"unknown key{maybe} (expected one of: {', '.join(allowed)})")
         return value
 
-    def integer(self, value: object, path: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    def integer(
+        self, value: object, path: str, *, minimum: int | None = None, maximum: int | None = None
+    ) -> int:
         # bool is a subclass of int, but `rounds: yes` is a mistake, not the number 1.
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(path, f"expected an integer, got {_describe(value)}")
@@ -400,7 +410,8 @@ class _Parser:
         if not NAME_PATTERN.fullmatch(text):
             self.fail(
                 path,
-                f"expected a name made of letters, digits, '_', '.' and '-' (it is used in file names), got {text!r}",
+                "expected a name made of letters, digits, '_', '.' and '-' "
+                f"(it is used in file names), got {text!r}",
             )
         return text
 
@@ -419,8 +430,16 @@ class _Parser:
         for required in ("time_control", "bots"):
             if required not in top:
                 self.fail(required, "missing (this key is required)")
-        default_name = Path(self.file).stem
-        name = self.name(top["name"], "name") if "name" in top else self.name(default_name, "name")
+        if "name" in top:
+            name = self.name(top["name"], "name")
+        else:
+            name = Path(self.file).stem
+            if not NAME_PATTERN.fullmatch(name):
+                self.fail(
+                    "name",
+                    f"missing, and the file name {name!r} is not a usable name "
+                    "(letters, digits, '_', '.', '-'); give one",
+                )
         board_size = (
             self.integer(top["board_size"], "board_size", minimum=MIN_BOARD_SIZE, maximum=MAX_BOARD_SIZE)
             if "board_size" in top
@@ -452,18 +471,31 @@ class _Parser:
         )
 
     def time_control(self, value: object) -> TimeControl:
-        tc = self.mapping(value, "time_control", _TIME_KEYS, what="{per_move: SECONDS} or {main: SECONDS, increment: SECONDS}")
+        tc = self.mapping(
+            value,
+            "time_control",
+            _TIME_KEYS,
+            what="{per_move: SECONDS} or {main: SECONDS, increment: SECONDS}",
+        )
         margin = self.number(tc["margin"], "time_control.margin") if "margin" in tc else DEFAULT_MARGIN
         if "per_move" in tc:
             for other in ("main", "increment"):
                 if other in tc:
-                    self.fail(f"time_control.{other}", "not allowed with per_move (give either per_move, or main and increment)")
-            return TimeControl.fixed(self.number(tc["per_move"], "time_control.per_move", positive=True), margin=margin)
+                    self.fail(
+                        f"time_control.{other}",
+                        "not allowed with per_move (give either per_move, or main and increment)",
+                    )
+            return TimeControl.fixed(
+                self.number(tc["per_move"], "time_control.per_move", positive=True), margin=margin
+            )
         if "main" in tc:
             main = self.number(tc["main"], "time_control.main", positive=True)
             increment = self.number(tc["increment"], "time_control.increment") if "increment" in tc else 0.0
             return TimeControl.fischer(main, increment, margin=margin)
-        self.fail("time_control", "expected per_move (seconds per move) or main (seconds per game, with an optional increment)")
+        self.fail(
+            "time_control",
+            "expected per_move (seconds per move) or main (seconds per game, with an optional increment)",
+        )
 
     def schedule(self, value: object, names: tuple[str, ...]) -> ScheduleSpec:
         spec = self.mapping(value, "schedule", _SCHEDULE_KEYS)
@@ -578,7 +610,10 @@ class _Parser:
             where = f"{path}.{key}"
             # Numbers are what the user means (`THREADS: 4`); YAML's yes/no/null are traps.
             if isinstance(raw, bool) or raw is None:
-                self.fail(where, f"expected a string or a number, got {_describe(raw)}; quote it if you mean the text")
+                self.fail(
+                    where,
+                    f"expected a string or a number, got {_describe(raw)}; quote it if you mean the text",
+                )
             if isinstance(raw, (int, float)):
                 raw = str(raw)
             if not isinstance(raw, str):
@@ -621,13 +656,21 @@ class _Parser:
             self.fail("opening", f"expected exactly one of book, random; got {len(spec)} keys")
         if "book" in spec:
             book = self.path(spec["book"], "opening.book")
-            return OpeningSpec(OpeningKind.BOOK, read_book(book, size, key="opening.book", config=self.file), book=book)
+            return OpeningSpec(
+                OpeningKind.BOOK, read_book(book, size, key="opening.book", config=self.file), book=book
+            )
         settings = self.mapping(spec["random"], "opening.random", _RANDOM_KEYS, what="{count: N, seed: S}")
         if "count" not in settings:
             self.fail("opening.random.count", "missing (how many random openings to play)")
         count = self.integer(settings["count"], "opening.random.count", minimum=1)
-        seed = self.integer(settings["seed"], "opening.random.seed") if "seed" in settings else DEFAULT_RANDOM_SEED
-        turns = self.integer(settings["turns"], "opening.random.turns", minimum=0) if "turns" in settings else 0
+        seed = (
+            self.integer(settings["seed"], "opening.random.seed")
+            if "seed" in settings
+            else DEFAULT_RANDOM_SEED
+        )
+        turns = (
+            self.integer(settings["turns"], "opening.random.turns", minimum=0) if "turns" in settings else 0
+        )
         openings = random_openings(size, count, seed, turns=turns)
         return OpeningSpec(OpeningKind.RANDOM, openings, count=count, seed=seed, random_turns=turns)
 
@@ -643,7 +686,9 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def read_book(path: Path, size: int, *, key: str = "opening.book", config: str | None = None) -> tuple[Opening, ...]:
+def read_book(
+    path: Path, size: int, *, key: str = "opening.book", config: str | None = None
+) -> tuple[Opening, ...]:
     """Read an opening book: one opening per line, ``B W [turn ...]`` (the pie-rule stones,
     then turns from Black); ``#`` starts a comment; blank lines are skipped. Every line is
     played out with the rules engine; errors name the book and the line. A line repeated
@@ -663,7 +708,9 @@ def read_book(path: Path, size: int, *, key: str = "opening.book", config: str |
             continue
         where = f"line {number}"
         if len(words) < 2:
-            raise ConfigError("expected 'BLACK WHITE [TURN ...]': two points, then any turns", file=shown, key=where)
+            raise ConfigError(
+                "expected 'BLACK WHITE [TURN ...]': two points, then any turns", file=shown, key=where
+            )
         try:
             opening = check_opening(size, words[0], words[1], words[2:], label=f"{path.name}:{number}")
         except ValueError as exc:
@@ -678,7 +725,9 @@ def read_book(path: Path, size: int, *, key: str = "opening.book", config: str |
     return tuple(openings)
 
 
-def check_opening(size: int, black: str, white: str, turns: Sequence[str] = (), *, label: str = "") -> Opening:
+def check_opening(
+    size: int, black: str, white: str, turns: Sequence[str] = (), *, label: str = ""
+) -> Opening:
     """Play the opening on a board of ``size`` and return it normalised (lowercase).
     Raises ValueError saying what is wrong: a bad point, an illegal turn, a finished game."""
     from referee.engine import Position, TurnError  # the engine is only needed for openings
@@ -696,7 +745,9 @@ def check_opening(size: int, black: str, white: str, turns: Sequence[str] = (), 
             raise ValueError(f"turn {len(played) + 1} ({turn}, {mover.value}): {exc}") from None
         played.append(turn.lower())
         if position.is_over:
-            raise ValueError(f"the game is over after turn {len(played)} ({turn}); an opening must leave a game to play")
+            raise ValueError(
+                f"the game is over after turn {len(played)} ({turn}); an opening must leave a game to play"
+            )
     return Opening(black.lower(), white.lower(), tuple(played), label)
 
 

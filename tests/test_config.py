@@ -142,11 +142,17 @@ def test_relative_paths_are_relative_to_the_config_folder_not_the_process(
 ) -> None:
     sub = tmp_path / "conf"
     (sub / "work").mkdir(parents=True)
-    path = write(sub, config_text("output: res\n", bots=f"""\
+    path = write(
+        sub,
+        config_text(
+            "output: res\n",
+            bots=f"""\
     bots:
       - {{name: a, command: [{PY}], cwd: work}}
       - {{name: b, command: [{PY}]}}
-    """))
+    """,
+        ),
+    )
     monkeypatch.chdir(tmp_path)
     config = load_config(Path("conf") / path.name)
     assert config.output == sub.resolve() / "res"
@@ -172,7 +178,10 @@ def test_program_is_found_on_the_bot_own_path(tmp_path: Path) -> None:
     script = tmp_path / "onlyhere"
     script.write_text("#!/bin/sh\n")
     script.chmod(0o755)
-    bots = [{"name": "a", "command": "onlyhere", "env": {"PATH": str(tmp_path)}}, {"name": "b", "command": [PY]}]
+    bots = [
+        {"name": "a", "command": "onlyhere", "env": {"PATH": str(tmp_path)}},
+        {"name": "b", "command": [PY]},
+    ]
     assert parse(tmp_path, bots=bots).bots[0].env["PATH"] == str(tmp_path)
 
 
@@ -184,7 +193,9 @@ def test_check_programs_false_skips_filesystem_checks(tmp_path: Path) -> None:
 
 def test_example_configs_in_the_repo_are_valid(monkeypatch: pytest.MonkeyPatch) -> None:
     # The examples run bots with `python`; make it the interpreter running the tests.
-    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    monkeypatch.setenv(
+        "PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    )
     examples = sorted((REPO / "configs").glob("example-*.yaml"))
     assert examples, "the repo ships example configs"
     for path in examples:
@@ -227,7 +238,11 @@ def test_top_level_errors(tmp_path: Path, top: dict[str, object], key: str, mess
 @pytest.mark.parametrize(
     ("schedule", "key", "message"),
     [
-        ({"gamez": 2}, "schedule.gamez", "unknown key (expected one of: kind, games_per_pair, rounds, challengers)"),
+        (
+            {"gamez": 2},
+            "schedule.gamez",
+            "unknown key (expected one of: kind, games_per_pair, rounds, challengers)",
+        ),
         ({"games_per_pair": 3}, "schedule.games_per_pair", "expected an even number"),
         ({"games_per_pair": 0}, "schedule.games_per_pair", "expected an integer >= 1, got 0"),
         ({"games_per_pair": "4"}, "schedule.games_per_pair", "expected an integer, got '4' (str)"),
@@ -235,10 +250,22 @@ def test_top_level_errors(tmp_path: Path, top: dict[str, object], key: str, mess
         ({"rounds": True}, "schedule.rounds", "expected an integer, got True (bool)"),
         ({"kind": "swiss"}, "schedule.kind", "expected 'round_robin' or 'gauntlet', got 'swiss'"),
         ({"kind": "gauntlet"}, "schedule.challengers", "a gauntlet needs its challengers"),
-        ({"kind": "gauntlet", "challengers": ["zed"]}, "schedule.challengers[0]", "no bot is named 'zed' (bots: a, b)"),
+        (
+            {"kind": "gauntlet", "challengers": ["zed"]},
+            "schedule.challengers[0]",
+            "no bot is named 'zed' (bots: a, b)",
+        ),
         ({"kind": "gauntlet", "challengers": ["a", "a"]}, "schedule.challengers[1]", "'a' is listed twice"),
-        ({"kind": "gauntlet", "challengers": ["a", "b"]}, "schedule.challengers", "at least one bot to play against"),
-        ({"kind": "gauntlet", "challengers": []}, "schedule.challengers", "expected a non-empty list of bot names"),
+        (
+            {"kind": "gauntlet", "challengers": ["a", "b"]},
+            "schedule.challengers",
+            "at least one bot to play against",
+        ),
+        (
+            {"kind": "gauntlet", "challengers": []},
+            "schedule.challengers",
+            "expected a non-empty list of bot names",
+        ),
         ({"challengers": ["a"]}, "schedule.challengers", "only allowed with kind: gauntlet"),
         ([1, 2], "schedule", "expected a mapping, got [1, 2] (list)"),
     ],
@@ -269,7 +296,11 @@ def test_gauntlet_accepts_a_single_challenger_name(tmp_path: Path) -> None:
         ({"per_move": 1, "margin": -0.1}, "time_control.margin", "expected a number >= 0"),
         ({"per_move": float("inf")}, "time_control.per_move", "expected a finite number"),
         ({"per_move": 1, "byoyomi": 3}, "time_control.byoyomi", "unknown key"),
-        (0.5, "time_control", "expected {per_move: SECONDS} or {main: SECONDS, increment: SECONDS}, got 0.5 (float)"),
+        (
+            0.5,
+            "time_control",
+            "expected {per_move: SECONDS} or {main: SECONDS, increment: SECONDS}, got 0.5 (float)",
+        ),
     ],
 )
 def test_time_control_errors(tmp_path: Path, tc: object, key: str, message: str) -> None:
@@ -320,21 +351,47 @@ GOOD = {"name": "good", "command": [PY]}
         ({"name": "x"}, "bots[1].command", "missing"),
         ({"name": "", "command": [PY]}, "bots[1].name", "expected a name made of letters"),
         ({"name": "a/b", "command": [PY]}, "bots[1].name", "it is used in file names"),
-        ({"name": "x", "command": 5}, "bots[1].command", "expected a string or a list of strings, got 5 (int)"),
+        (
+            {"name": "x", "command": 5},
+            "bots[1].command",
+            "expected a string or a list of strings, got 5 (int)",
+        ),
         ({"name": "x", "command": [PY, 5]}, "bots[1].command[1]", "expected a string, got 5 (int)"),
         ({"name": "x", "command": ""}, "bots[1].command", "expected a command, got an empty one"),
         ({"name": "x", "command": []}, "bots[1].command", "expected a command, got an empty one"),
         ({"name": "x", "command": "bot 'unclosed"}, "bots[1].command", "cannot split the command into words"),
-        ({"name": "x", "command": "no-such-program-xyz --fast"}, "bots[1].command",
-         "program 'no-such-program-xyz' not found (looked in PATH)"),
+        (
+            {"name": "x", "command": "no-such-program-xyz --fast"},
+            "bots[1].command",
+            "program 'no-such-program-xyz' not found (looked in PATH)",
+        ),
         ({"name": "x", "command": [PY], "cwd": "nowhere"}, "bots[1].cwd", "directory not found: "),
-        ({"name": "x", "command": [PY], "env": ["A=1"]}, "bots[1].env", "expected a mapping of variable names"),
-        ({"name": "x", "command": [PY], "env": {"A": True}}, "bots[1].env.A",
-         "expected a string or a number, got True (bool); quote it"),
+        (
+            {"name": "x", "command": [PY], "env": ["A=1"]},
+            "bots[1].env",
+            "expected a mapping of variable names",
+        ),
+        (
+            {"name": "x", "command": [PY], "env": {"A": True}},
+            "bots[1].env.A",
+            "expected a string or a number, got True (bool); quote it",
+        ),
         ({"name": "x", "command": [PY], "env": {"A": None}}, "bots[1].env.A", "got nothing (null)"),
-        ({"name": "x", "command": [PY], "env": {"A": [1]}}, "bots[1].env.A", "expected a string or a number, got [1] (list)"),
-        ({"name": "x", "command": [PY], "env": {"A-B": "1"}}, "bots[1].env", "expected variable names of letters"),
-        ({"name": "x", "command": [PY], "argv": []}, "bots[1].argv", "unknown key (expected one of: name, command, cwd, env)"),
+        (
+            {"name": "x", "command": [PY], "env": {"A": [1]}},
+            "bots[1].env.A",
+            "expected a string or a number, got [1] (list)",
+        ),
+        (
+            {"name": "x", "command": [PY], "env": {"A-B": "1"}},
+            "bots[1].env",
+            "expected variable names of letters",
+        ),
+        (
+            {"name": "x", "command": [PY], "argv": []},
+            "bots[1].argv",
+            "unknown key (expected one of: name, command, cwd, env)",
+        ),
         ("python bot.py", "bots[1]", "expected a mapping with name and command, got 'python bot.py' (str)"),
     ],
 )
@@ -350,7 +407,9 @@ def test_duplicate_bot_name_names_both_entries(tmp_path: Path) -> None:
     assert err.detail == "duplicate bot name 'good' (also bots[0].name)"
 
 
-@pytest.mark.parametrize(("bots", "message"), [([], "got 0"), ([GOOD], "got 1"), ("x", "expected a list of bots")])
+@pytest.mark.parametrize(
+    ("bots", "message"), [([], "got 0"), ([GOOD], "got 1"), ("x", "expected a list of bots")]
+)
 def test_too_few_bots(tmp_path: Path, bots: object, message: str) -> None:
     err = parse_error(tmp_path, bots=bots)
     assert err.key == "bots"
@@ -430,6 +489,7 @@ def test_non_utf8_config_file(tmp_path: Path) -> None:
 def test_name_from_a_file_with_an_unsafe_stem_must_be_given(tmp_path: Path) -> None:
     err = load_error(tmp_path, config_text(), "my tourney.yaml")
     assert err.key == "name"
+    assert "the file name 'my tourney' is not a usable name" in err.detail
     path = write(tmp_path, config_text("name: ok\n"), "my tourney.yaml")
     assert load_config(path).name == "ok"
 
@@ -440,7 +500,11 @@ def test_name_from_a_file_with_an_unsafe_stem_must_be_given(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("opening", "key", "message"),
     [
-        ("book", "opening", "expected 'pie', 'empty', {book: FILE} or {random: {count: N, seed: S}}, got 'book'"),
+        (
+            "book",
+            "opening",
+            "expected 'pie', 'empty', {book: FILE} or {random: {count: N, seed: S}}, got 'book'",
+        ),
         (3, "opening", "got 3 (int)"),
         ({"bok": "x.txt"}, "opening.bok", "did you mean 'book'?"),
         ({"book": "a.txt", "random": {"count": 1}}, "opening", "expected exactly one of book, random"),
@@ -466,13 +530,16 @@ def book(tmp_path: Path, text: str) -> Path:
 
 
 def test_book_is_read_validated_and_normalised(tmp_path: Path) -> None:
-    book(tmp_path, """\
+    book(
+        tmp_path,
+        """\
     # comment line
 
     G7 D4          # setup only, upper case is fine
     g7 d10 j10 c3
     g7 d10 e10,d10>e11
-    """)
+    """,
+    )
     config = parse(tmp_path, opening={"book": "book.txt"})
     assert config.opening.kind is OpeningKind.BOOK
     assert config.opening.book == tmp_path.resolve() / "book.txt"

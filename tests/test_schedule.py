@@ -14,7 +14,9 @@ from referee.config import Opening, OpeningKind, ScheduleKind, ScheduleSpec, par
 from referee.schedule import ScheduledGame, build_schedule, pairings, schedule_games
 
 NAMES = ["alpha", "beta", "gamma", "delta", "eps-1", "z.6"]
-OPENINGS = tuple(Opening(b, w, (), f"o{i}") for i, (b, w) in enumerate([("g7", "d4"), ("d4", "j10"), ("a1", "m13")]))
+OPENINGS = tuple(
+    Opening(b, w, (), f"o{i}") for i, (b, w) in enumerate([("g7", "d4"), ("d4", "j10"), ("a1", "m13")])
+)
 MODES = [OpeningKind.PIE, OpeningKind.EMPTY, OpeningKind.BOOK, OpeningKind.RANDOM]
 
 
@@ -176,7 +178,13 @@ def test_names_with_dashes_cannot_collide_in_slots() -> None:
         (["a", "a"], ScheduleSpec(), OpeningKind.PIE, (), "distinct names"),
         (["a", "b"], ScheduleSpec(games_per_pair=3), OpeningKind.PIE, (), "even"),
         (["a", "b"], ScheduleSpec(), OpeningKind.BOOK, (), "needs at least one opening"),
-        (["a", "b"], ScheduleSpec(ScheduleKind.GAUNTLET, 2, 1, ("x",)), OpeningKind.PIE, (), "not among the bots"),
+        (
+            ["a", "b"],
+            ScheduleSpec(ScheduleKind.GAUNTLET, 2, 1, ("x",)),
+            OpeningKind.PIE,
+            (),
+            "not among the bots",
+        ),
     ],
 )
 def test_bad_pieces_are_rejected(
