@@ -20,11 +20,6 @@ class Color(str, enum.Enum):
         """``"b"`` or ``"w"``: the GTP short form."""
         return self.value[0]
 
-    @property
-    def index(self) -> int:
-        """0 for Black, 1 for White: the index into per-colour tuples."""
-        return 0 if self is Color.BLACK else 1
-
     @classmethod
     def parse(cls, text: str) -> "Color":
         """Read ``b``, ``black``, ``w`` or ``white`` in any case; ``ValueError`` otherwise."""

@@ -19,6 +19,11 @@ from .steals import StealMachine, components, same_shape_targets
 _COLORS = (Color.BLACK, Color.WHITE)
 
 
+def _color_index(color: str | Color) -> int:
+    """0 for Black, 1 for White (the index into per-colour tuples); accepts b/black/w/white."""
+    return 0 if Color.parse(color) is Color.BLACK else 1
+
+
 def _kth_bit(mask: int, k: int) -> int:
     """Index of the ``k``-th (0-based, from the lowest) set bit of ``mask``, by bisection."""
     lo, hi = 0, mask.bit_length()
@@ -117,7 +122,7 @@ class Position:
         both = masks[0] & masks[1]
         if both:
             raise ValueError(f"point {geo.names[bits(both)[0]]} holds both a black and a white stone")
-        mover = Color.parse(to_move).index if isinstance(to_move, str) else to_move.index
+        mover = _color_index(to_move)
         return cls._from_masks(geo, masks[0], masks[1], mover)
 
     # -- plain facts -------------------------------------------------------------------
@@ -135,13 +140,13 @@ class Position:
 
     def stones(self, color: Color | str) -> list[str]:
         """The points of ``color``'s stones, sorted as plain strings."""
-        c = Color.parse(color).index if isinstance(color, str) else color.index
+        c = _color_index(color)
         names = self.geo.names
         return sorted(names[p] for p in bits(self._stones[c]))
 
     def groups(self, color: Color | str) -> list[list[str]]:
         """``color``'s groups, each a sorted list of point names (largest first)."""
-        c = Color.parse(color).index if isinstance(color, str) else color.index
+        c = _color_index(color)
         names = self.geo.names
         out = [sorted(names[p] for p in bits(g)) for g in self._groups[c]]
         out.sort(key=lambda g: (-len(g), g))
