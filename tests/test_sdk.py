@@ -276,3 +276,91 @@ def test_list_commands_covers_the_protocol() -> None:
         "time_settings", "time_left", "showboard", "final_score",
     }
     assert listed == required
+
+
+# ------------------------------------------------------ the transcript in PROTOCOL.md
+
+PROTOCOL_MD = Path(__file__).resolve().parent.parent / "protocol" / "PROTOCOL.md"
+
+
+def transcript_lines() -> list[tuple[str, str, str]]:
+    """(bot, direction, text) for every line of the example transcript's code block."""
+    text = PROTOCOL_MD.read_text(encoding="utf-8")
+    section = text.split("## 8. Example transcript", 1)[1]
+    block = section.split("```text\n", 1)[1].split("```", 1)[0]
+    out = []
+    for line in block.splitlines():
+        who, arrow, *rest = line.split(" ", 2)
+        assert who in ("A", "B") and arrow in ("<-", "->"), line
+        out.append((who, arrow, rest[0] if rest else ""))
+    return out
+
+
+class ReplayBot(Bot):
+    """Makes exactly the choices the transcript shows, so the SDK can be checked
+    against every other line of it."""
+
+    def __init__(self, answers: dict[str, list[str]]) -> None:
+        super().__init__()
+        self.name = answers["name"][0]
+        self.version = answers["version"][0]
+        self.turns = [t for t in answers.get("genmove", []) if t != "pass"]
+        self.setups = answers.get("gensetup", [])
+        self.colors = answers.get("choose_color", [])
+
+    def choose_turn(self, position: Position, time_left: float | None) -> str:
+        return self.turns.pop(0)
+
+    def choose_setup(self, position: Position) -> tuple[str, str]:
+        black, white = self.setups.pop(0).split()
+        return black, white
+
+    def choose_color(self, position: Position) -> Color:
+        return Color.parse(self.colors.pop(0))
+
+
+def test_protocol_md_transcript_is_a_real_game() -> None:
+    lines = transcript_lines()
+    # What each bot answered to each command (first answer line, without the "=id ").
+    answers: dict[str, dict[str, list[str]]] = {"A": {}, "B": {}}
+    pending: dict[str, str] = {}
+    for who, arrow, text in lines:
+        if arrow == "<-":
+            pending[who] = parse_command_name(text)
+        elif text.startswith("="):
+            answers[who].setdefault(pending[who], []).append(text.partition(" ")[2])
+
+    log = io.StringIO()
+    bots = {who: ReplayBot(answers[who]) for who in "AB"}
+    sessions = {who: BotSession(bots[who], log=log) for who in "AB"}
+    got: dict[str, list[str]] = {"A": [], "B": []}
+    last_command: dict[str, str] = {}
+    turns_made: list[str] = []
+    turns_relayed: list[str] = []
+    for who, arrow, text in lines:
+        if arrow == "<-":
+            assert not got[who], f"{who} had unread output before {text!r}"
+            answer = sessions[who].handle_line(text)
+            assert answer is not None
+            got[who] = [row.rstrip() for row in answer[:-1].split("\n")]
+            last_command[who] = parse_command_name(text)
+            if last_command[who] == "play":
+                turns_relayed.append(text.split()[3])
+        else:
+            assert got[who], f"{who} wrote {text!r} unasked"
+            assert got[who].pop(0) == text
+            if last_command[who] == "genmove" and text.startswith("="):
+                turns_made.append(text.partition(" ")[2])
+
+    assert log.getvalue() == ""  # no warning: every turn the bots chose was legal
+    assert all(not bot.turns for bot in bots.values())
+    assert turns_made == turns_relayed  # each turn reached the other bot unchanged
+    assert sessions["A"].position == sessions["B"].position
+    assert sessions["A"].position.is_over
+    assert sessions["A"].position.size == 2
+
+
+def parse_command_name(line: str) -> str:
+    words = line.split()
+    return words[1] if words[0].isdigit() else words[0]
+
