@@ -187,3 +187,42 @@ def test_max_line_must_be_positive() -> None:
 )
 def test_preprocess_command_line(raw: str, cleaned: str | None) -> None:
     assert preprocess_command_line(raw) == cleaned
+
+
+def events(buf: LineBuffer, chunks: list[bytes]) -> list[str]:
+    """Every line, and every error by class name, in order, via the pull API."""
+    out: list[str] = []
+    for chunk in chunks:
+        buf.push(chunk)
+        while True:
+            try:
+                line = buf.next_line()
+            except ProtocolError as error:
+                out.append(type(error).__name__)
+                continue
+            if line is None:
+                break
+            out.append(line)
+    return out
+
+
+stream_lines = st.lists(
+    st.one_of(
+        st.binary(max_size=12).filter(lambda b: b"\n" not in b),
+        st.sampled_from([b"x" * 40, b"\xff\xfe", "é✓".encode(), b"ab\r"]),
+    ),
+    max_size=12,
+)
+
+
+@given(stream_lines, st.lists(st.integers(min_value=1, max_value=50), max_size=10))
+def test_lines_and_errors_do_not_depend_on_chunking(lines: list[bytes], sizes: list[int]) -> None:
+    data = b"".join(line + b"\n" for line in lines)
+    chunks, at = [], 0
+    for size in sizes:
+        chunks.append(data[at : at + size])
+        at += size
+    chunks.append(data[at:])
+    whole = events(LineBuffer(max_line=16), [data])
+    assert events(LineBuffer(max_line=16), chunks) == whole
+    assert events(LineBuffer(max_line=16), [data[i : i + 1] for i in range(len(data))]) == whole

@@ -364,3 +364,10 @@ def parse_command_name(line: str) -> str:
     words = line.split()
     return words[1] if words[0].isdigit() else words[0]
 
+
+
+def test_protocol_md_documents_every_command_the_sdk_answers() -> None:
+    text = PROTOCOL_MD.read_text(encoding="utf-8")
+    session = BotSession(RecordingBot(), log=io.StringIO())
+    missing = [name for name in session.commands if f"| `{name}" not in text]
+    assert missing == []
