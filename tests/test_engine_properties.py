@@ -126,3 +126,15 @@ def test_play_after_game_over_and_random_turn_agree_with_play():
         assert "game is over" in str(e)
     else:
         raise AssertionError("a turn was accepted after the end")
+
+
+@settings(max_examples=40, deadline=None)
+@given(sizes, seeds)
+def test_incremental_bookkeeping_matches_a_fresh_position(size, seed):
+    """Groups and placement masks carried from turn to turn equal those computed from scratch."""
+    for pos in random_game(size, seed):
+        fresh = Position.from_stones(size, pos.stones("black"), pos.stones("white"), pos.to_move)
+        for color in ("black", "white"):
+            assert sorted(pos.groups(color)) == sorted(fresh.groups(color))
+        assert pos.placement_mask() == fresh.placement_mask()
+        assert pos.is_over == fresh.is_over and pos.must_pass == fresh.must_pass

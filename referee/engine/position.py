@@ -56,14 +56,17 @@ class Position:
     (the pie-rule stones) and :meth:`play` (a whole turn in canonical notation).
     """
 
-    __slots__ = ("geo", "_stones", "_groups", "_reach", "_mover", "_legal", "_next")
+    __slots__ = ("geo", "_stones", "_groups", "_reach", "_mover", "_adj", "_next")
 
     geo: Geometry
     _stones: tuple[int, int]
     _groups: tuple[tuple[int, ...], tuple[int, ...]]
     _reach: tuple[tuple[int, ...], tuple[int, ...]]
     _mover: int
-    _legal: list[int | None]
+    # Per colour, ``(once, twice)``: the points next to at least one / at least two of that
+    # colour's groups (``None`` until needed). Kept incrementally from turn to turn, so the
+    # legal placements are ``empty & ~twice`` whatever the number of groups.
+    _adj: list[tuple[int, int] | None]
     _next: tuple[str, "Position"] | None
 
     # -- construction ------------------------------------------------------------------
@@ -82,7 +85,7 @@ class Position:
         pos._groups = groups
         pos._reach = reach
         pos._mover = mover
-        pos._legal = [None, None]
+        pos._adj = [None, None]
         pos._next = None
         return pos
 
@@ -177,18 +180,22 @@ class Position:
         )
 
     # -- placements and the end ----------------------------------------------------------
+    def _adjacency(self, c: int) -> tuple[int, int]:
+        """``(once, twice)`` for colour ``c`` (see ``_adj``), computed on first use."""
+        adj = self._adj[c]
+        if adj is None:
+            once = twice = 0
+            for r in self._reach[c]:
+                twice |= once & r
+                once |= r
+            adj = self._adj[c] = (once, twice)
+        return adj
+
     def _placements(self, c: int) -> int:
         """Bitset of ``c``'s legal placements: empty and next to at most one own group."""
-        cached = self._legal[c]
-        if cached is not None:
-            return cached
-        once = twice = 0
-        for r in self._reach[c]:
-            twice |= once & r
-            once |= r
-        mask = self.geo.board & ~(self._stones[0] | self._stones[1] | twice)
-        self._legal[c] = mask
-        return mask
+        adj = self._adj[c]
+        twice = adj[1] if adj is not None else self._adjacency(c)[1]
+        return self.geo.board & ~(self._stones[0] | self._stones[1] | twice)
 
     @property
     def is_over(self) -> bool:
@@ -252,26 +259,32 @@ class Position:
         a new one), and G with its reach."""
         c = self._mover
         bit = 1 << p
-        reach = self._reach[c]
-        gidx = None
-        blocked = 0
-        for i, r in enumerate(reach):
-            if r & bit:
-                gidx = i
-            else:
-                blocked |= r
         geo = self.geo
+        reach = self._reach[c]
+        once = self._adjacency(c)[0]
+        gidx = None
+        if once & bit:
+            for i, r in enumerate(reach):
+                if r & bit:
+                    gidx = i
+                    break
         if gidx is None:
             group = bit
             greach = geo.neighbour_mask[p] | bit
         else:
             group = self._groups[c][gidx] | bit
             greach = reach[gidx] | geo.neighbour_mask[p]
+        stones = self._stones
+        if not stones[1 - c] & greach:
+            return None, gidx, group, greach
         enemy_groups = self._groups[1 - c]
-        targets = same_shape_targets(group, greach, enemy_groups, geo.width) if enemy_groups else []
+        targets = same_shape_targets(group, greach, enemy_groups, geo.width)
         if not targets:
             return None, gidx, group, greach
-        stones = self._stones
+        blocked = 0
+        for i, r in enumerate(reach):
+            if i != gidx:
+                blocked |= r
         m = StealMachine(
             geo, stones[c] | bit, stones[1 - c], group, greach, blocked, list(enemy_groups), targets
         )
@@ -285,28 +298,40 @@ class Position:
         own = self._groups[c]
         own_r = self._reach[c]
         if gidx is None:
+            old_reach = 0
             new_own = own + (group,)
             new_r = own_r + (greach,)
         else:
+            old_reach = own_r[gidx]
             new_own = own[:gidx] + (group,) + own[gidx + 1:]
             new_r = own_r[:gidx] + (greach,) + own_r[gidx + 1:]
         if m is None:
-            stones = list(self._stones)
-            stones[c] |= 1 << placed
+            b, w = self._stones
+            if c:
+                w |= 1 << placed
+            else:
+                b |= 1 << placed
             enemy = self._groups[1 - c]
             enemy_r = self._reach[1 - c]
         else:
-            stones = [0, 0]
-            stones[c] = m.mover_stones
-            stones[1 - c] = m.enemy_stones
+            b, w = (m.mover_stones, m.enemy_stones) if c == 0 else (m.enemy_stones, m.mover_stones)
             old = dict(zip(self._groups[1 - c], self._reach[1 - c]))
             enemy = tuple(m.enemy_groups)
             enemy_r = tuple(old[g] if g in old else geo.dilate(g) for g in enemy)
-        groups: list[tuple[int, ...]] = [(), ()]
-        reach: list[tuple[int, ...]] = [(), ()]
-        groups[c], groups[1 - c] = new_own, enemy
-        reach[c], reach[1 - c] = new_r, enemy_r
-        return Position._make(geo, (stones[0], stones[1]), (groups[0], groups[1]), (reach[0], reach[1]), 1 - c)
+        if c == 0:
+            pos = Position._make(geo, (b, w), (new_own, enemy), (new_r, enemy_r), 1)
+        else:
+            pos = Position._make(geo, (b, w), (enemy, new_own), (enemy_r, new_r), 0)
+        # Carry the adjacency masks over: the mover's group only grew (from old_reach to
+        # greach), so a point newly next to it is next to two groups iff it was already
+        # next to one; the enemy's groups are untouched unless something was stolen.
+        adj = self._adj[c]
+        if adj is not None:
+            once, twice = adj
+            pos._adj[c] = (once | greach, twice | (greach & ~old_reach & once))
+        if m is None:
+            pos._adj[1 - c] = self._adj[1 - c]
+        return pos
 
     def _passed(self) -> "Position":
         return Position._make(self.geo, self._stones, self._groups, self._reach, 1 - self._mover)
@@ -484,17 +509,28 @@ def parse_turn(geo: Geometry, turn: str) -> tuple[int | None, list[tuple[int, in
         return None, []
     if not text:
         raise BadNotation("empty turn")
-    if any(ch.isspace() for ch in text):
-        raise BadNotation(f"a turn contains no spaces: {turn!r}")
+    index_of = geo.index_of
     parts = text.split(",")
-    place = geo.parse(parts[0])
-    steals = []
+    try:
+        place = index_of[parts[0]]
+        steals = []
+        for part in parts[1:]:
+            frm, to = part.split(">")
+            steals.append((index_of[frm], index_of[to]))
+        return place, steals
+    except (KeyError, ValueError):
+        pass
+    # The slow path: say exactly what is wrong.
+    if len(text.split()) > 1:
+        raise BadNotation(f"a turn contains no spaces: {turn!r}")
+    geo.parse(parts[0])
     for part in parts[1:]:
         halves = part.split(">")
         if len(halves) != 2:
             raise BadNotation(f"steal {part!r} is not FROM>TO")
-        steals.append((geo.parse(halves[0]), geo.parse(halves[1])))
-    return place, steals
+        geo.parse(halves[0])
+        geo.parse(halves[1])
+    raise BadNotation(f"not a turn: {turn!r}")  # pragma: no cover - every case is caught above
 
 
 class TurnBuilder:
