@@ -1,0 +1,669 @@
+"""A bot program as the referee sees it: a supervised subprocess that answers commands.
+
+:class:`BotProcess` starts the program in its own process group (so Ctrl-C reaches only the
+referee, and killing the group takes grandchildren along), performs the handshake, and then
+serves :meth:`BotProcess.request`: one command in flight at a time, each with a deadline.
+
+Everything a bot can do wrong surfaces as one exception tree, :class:`BotFault`, whose
+message names the bot, the command and (truncated) what the bot sent; :mod:`referee.game`
+turns each into a forfeit. A program that cannot be executed at all is not the bot's fault
+in play but a setup problem: :class:`BotStartError`, which voids the game.
+
+Two background tasks run per bot, in the nursery the bot is started in:
+
+* the *reader* feeds stdout through :class:`~protocol.framing.LineBuffer` into the
+  :class:`~protocol.messages.ResponseParser` of the command in flight. A line that arrives
+  while no command is in flight is a stray line: recorded at once, raised by the next
+  request, never taken as the next reply. After any framing fault the reader stops: the
+  bot is broken and will be killed, never resynchronised.
+* the *stderr drain* copies stderr into the current log file, capped, and keeps reading
+  after the cap so that a chatty bot never blocks on a full pipe.
+
+:meth:`BotProcess.aclose` always finishes, shielded from cancellation: ``quit`` (if the bot
+is healthy) -> grace -> SIGTERM to the group -> grace -> SIGKILL to the group -> reap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shlex
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, ClassVar, NoReturn, TypeVar
+
+import trio
+
+from protocol import commands
+from protocol.framing import DEFAULT_MAX_LINE, LineBuffer, ProtocolError, clip
+from protocol.messages import Command, Response, ResponseParser, check_idle_line
+from referee.records import BotStats, Termination
+
+log = logging.getLogger("referee.bot")
+
+DEFAULT_STARTUP_TIMEOUT = 10.0
+DEFAULT_COMMAND_TIMEOUT = 5.0
+DEFAULT_QUIT_GRACE = 0.5
+DEFAULT_KILL_GRACE = 0.5
+DEFAULT_LOG_CAP = 1 << 20
+_READ_SIZE = 1 << 16
+_EXCERPT = 200
+T = TypeVar("T")
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+class BotStartError(Exception):
+    """The bot program could not be started at all (not found, not executable, bad cwd):
+    a setup problem on the referee's side, so the game is void rather than forfeited."""
+
+
+class BotFault(Exception):
+    """A bot did something that loses it the game. ``termination`` says which kind of loss.
+
+    ``bot`` is the bot's label, ``command`` the command line it was answering (None when it
+    failed outside any command), ``received`` a truncated excerpt of what it sent.
+    """
+
+    termination: ClassVar[Termination]
+
+    def __init__(self, bot: str, command: str | None, detail: str, received: str | None = None) -> None:
+        self.bot = bot
+        self.command = command
+        self.detail = detail
+        self.received = None if received is None else clip(received, _EXCERPT)
+        super().__init__(bot, command, detail)
+
+    def __str__(self) -> str:
+        where = f"bot {self.bot}" + (f", command {self.command!r}" if self.command else "")
+        text = f"{where}: {self.detail}"
+        if self.received is not None:
+            text += f"; received {self.received}"
+        return text
+
+
+class BotTimeout(BotFault):
+    """No complete answer before the deadline."""
+
+    termination = Termination.TIME
+
+
+class BotCrashed(BotFault):
+    """The process exited, or closed its stdout or stdin, while it was still needed."""
+
+    termination = Termination.CRASH
+
+
+class BotProtocolError(BotFault):
+    """The answer broke the framing, was ``?`` to a command the bot must answer, or did not
+    mean what the command asks (e.g. ``protocol_version`` other than 2)."""
+
+    termination = Termination.PROTOCOL
+
+
+class BotIllegal(BotFault):
+    """A well-formed answer that the rules reject: an illegal turn, a bad setup or colour."""
+
+    termination = Termination.ILLEGAL
+
+
+class BotResigned(BotFault):
+    """The bot answered ``resign``. Not a misbehaviour, but a loss handled the same way."""
+
+    termination = Termination.RESIGN
+
+
+# ---------------------------------------------------------------------------- logs
+
+
+class _CappedLog:
+    """An append-only log file with a size cap. Past the cap one ``[truncated]`` note is
+    written and further data is counted and dropped, so writing never fails or grows
+    without bound. ``path`` None discards everything."""
+
+    def __init__(self, path: Path | None, cap: int) -> None:
+        self.path = path
+        self.cap = cap
+        self.written = 0
+        self.dropped = 0
+        self._file: IO[bytes] | None = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
+
+    def write(self, data: bytes) -> None:
+        if self._file is None:
+            return
+        room = self.cap - self.written
+        if room <= 0:
+            self.dropped += len(data)
+            return
+        chunk = data[:room]
+        self._file.write(chunk)
+        self.written += len(chunk)
+        if len(data) > room:
+            self.dropped += len(data) - room
+            self._file.write(f"\n[truncated: log capped at {self.cap} bytes]\n".encode())
+
+    def close(self) -> None:
+        if self._file is not None:
+            if self.dropped:
+                self._file.write(f"[{self.dropped} further bytes dropped]\n".encode())
+            self._file.close()
+            self._file = None
+
+
+class _Transcript:
+    """Every protocol line with its direction (``>`` to the bot, ``<`` from it, ``!`` an
+    event) and the seconds since the transcript was opened."""
+
+    def __init__(self, path: Path | None, cap: int) -> None:
+        self._log = _CappedLog(path, cap)
+        self._t0 = time.perf_counter()
+        self.enabled = path is not None
+        if self.enabled:
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            self._log.write(f"# transcript opened {stamp}\n".encode())
+
+    def line(self, direction: str, text: str) -> None:
+        if self.enabled:
+            self._log.write(f"{time.perf_counter() - self._t0:10.6f} {direction} {text}\n".encode())
+
+    def close(self) -> None:
+        self._log.close()
+
+
+# ---------------------------------------------------------------------------- requests
+
+
+@dataclass
+class Exchange:
+    """One answered command: the response and the bot's time for it, in seconds (from just
+    before the command was written to the arrival of the response's final line).
+    ``overhead`` is the referee's own time inside the request call outside that window."""
+
+    command: Command
+    response: Response
+    seconds: float
+    overhead: float = 0.0
+
+
+@dataclass
+class _Pending:
+    command: Command
+    parser: ResponseParser
+    done: trio.Event = field(default_factory=trio.Event)
+    response: Response | None = None
+    done_at: float = 0.0
+    received: list[str] = field(default_factory=list)
+
+    def excerpt(self) -> str:
+        return "\n".join(self.received)
+
+
+# ---------------------------------------------------------------------------- the process
+
+
+@dataclass(frozen=True)
+class BotCommand:
+    """How to start a bot: its command (a string is split like a shell would, without a
+    shell), a label for logs and records, and optionally a working directory and extra
+    environment variables (added to the referee's own environment)."""
+
+    command: str | tuple[str, ...]
+    label: str
+    cwd: Path | None = None
+    env: Mapping[str, str] | None = None
+
+    def process(self, **options: Any) -> BotProcess:
+        """A :class:`BotProcess` for this command; ``options`` go to its constructor."""
+        return BotProcess(self.command, label=self.label, cwd=self.cwd, env=self.env, **options)
+
+
+
+class BotProcess:
+    """One bot program: spawn, handshake, requests, logs, and a close that always reaps.
+
+    Use as ``async with BotProcess(cmd, label="A") as bot:`` (it opens its own nursery for
+    its background tasks), or call ``await bot.start(nursery)`` and ``await bot.aclose()``
+    yourself; ``aclose`` must then run before the nursery ends (the background tasks end
+    with it). The bot may play several games: :meth:`new_game` resets its board and
+    switches the log files.
+
+    After the handshake: ``name``, ``version``, ``commands`` (what ``list_commands`` said),
+    ``pid`` (also the process group id). ``stats`` accumulates over the bot's life.
+    ``healthy`` turns False at the first fault; an unhealthy bot is not sent ``quit`` but
+    killed, since whatever it would say next cannot be trusted.
+    """
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        *,
+        label: str = "bot",
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        stderr_log: Path | None = None,
+        transcript: Path | None = None,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        quit_grace: float = DEFAULT_QUIT_GRACE,
+        kill_grace: float = DEFAULT_KILL_GRACE,
+        log_cap: int = DEFAULT_LOG_CAP,
+        max_line: int = DEFAULT_MAX_LINE,
+    ) -> None:
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.argv:
+            raise ValueError("empty bot command")
+        self.command = command if isinstance(command, str) else shlex.join(self.argv)
+        self.label = label
+        self.cwd = cwd
+        self.env = env
+        self.startup_timeout = startup_timeout
+        self.quit_grace = quit_grace
+        self.kill_grace = kill_grace
+        self.log_cap = log_cap
+        self.max_line = max_line
+        self.name: str | None = None
+        self.version: str | None = None
+        self.commands: set[str] = set()
+        self.pid: int | None = None
+        self.stats = BotStats()
+        self.healthy = True
+        self.stderr_log_path: Path | None = None
+        self.transcript_path: Path | None = None
+        self._stderr_log = _CappedLog(None, log_cap)
+        self._transcript = _Transcript(None, log_cap)
+        self.set_logs(stderr_log, transcript)
+        self._process: trio.Process | None = None
+        self._pending: _Pending | None = None
+        self._fault: BotFault | None = None
+        self._last_command: str | None = None
+        self._next_id = 0
+        self._closing = False
+        self._quitting = False
+        self._status_added = False
+        self._closed: trio.Event | None = None
+        self._stderr_done = trio.Event()
+        self._reader_done = trio.Event()
+        self._stack: contextlib.AsyncExitStack | None = None
+
+    def __repr__(self) -> str:
+        return f"<BotProcess {self.label} pid={self.pid} {self.command!r}>"
+
+    # ------------------------------------------------------------------ lifecycle
+    async def __aenter__(self) -> BotProcess:
+        stack = contextlib.AsyncExitStack()
+        nursery = await stack.enter_async_context(trio.open_nursery())
+        self._stack = stack
+        try:
+            await self.start(nursery)
+        except BaseException as exc:
+            await self.aclose()
+            if not await stack.__aexit__(type(exc), exc, exc.__traceback__):
+                raise
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool:
+        try:
+            await self.aclose()
+        finally:
+            assert self._stack is not None
+            suppressed = await self._stack.__aexit__(exc_type, exc, tb)
+        return bool(suppressed)
+
+    async def start(self, nursery: trio.Nursery) -> None:
+        """Spawn the program and run the handshake within ``startup_timeout``.
+
+        Raises :class:`BotStartError` if the program cannot be executed, and a
+        :class:`BotFault` if it starts but fails the handshake (the caller still owns the
+        process and must :meth:`aclose` it).
+        """
+        if self._process is not None:
+            raise RuntimeError(f"{self!r} is already started")
+        env = None if self.env is None else {**os.environ, **self.env}
+        try:
+            self._process = await trio.lowlevel.open_process(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.cwd,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise BotStartError(f"bot {self.label}: cannot start {self.command!r}: {exc}") from exc
+        self.pid = self._process.pid
+        self._transcript.line("!", f"started pid {self.pid}: {self.command}")
+        nursery.start_soon(self._read_stdout, name=f"{self.label}-stdout")
+        nursery.start_soon(self._drain_stderr, name=f"{self.label}-stderr")
+        await self._handshake()
+
+    async def _handshake(self) -> None:
+        deadline = trio.current_time() + self.startup_timeout
+
+        def left() -> float:
+            return max(0.0, deadline - trio.current_time())
+
+        version = await self.call(commands.protocol_version(), left())
+        self._parse(commands.protocol_version(), commands.parse_protocol_version, version)
+        self.name = (await self.call(commands.name(), left())).strip().split("\n")[0][:200]
+        self.version = (await self.call(commands.version(), left())).strip().split("\n")[0][:200]
+        listed = await self.call(commands.list_commands(), left())
+        self.commands = self._parse(commands.list_commands(), commands.parse_list_commands, listed)
+
+    def knows(self, command_name: str) -> bool:
+        """Whether the bot listed ``command_name`` in ``list_commands``."""
+        return command_name in self.commands
+
+    def set_logs(self, stderr_log: Path | None, transcript: Path | None) -> None:
+        """Send stderr and the transcript to new files from now on (``None``: discard)."""
+        self._stderr_log.close()
+        self._transcript.close()
+        self.stderr_log_path = stderr_log
+        self.transcript_path = transcript
+        self._stderr_log = _CappedLog(stderr_log, self.log_cap)
+        self._transcript = _Transcript(transcript, self.log_cap)
+
+    async def new_game(
+        self,
+        size: int,
+        timeout: float = DEFAULT_COMMAND_TIMEOUT,
+        *,
+        stderr_log: Path | None = None,
+        transcript: Path | None = None,
+        switch_logs: bool = False,
+    ) -> None:
+        """Prepare for a game: optionally switch the log files, then ``boardsize`` and
+        ``clear_board`` (each must answer ``=`` within ``timeout``)."""
+        if switch_logs:
+            self.set_logs(stderr_log, transcript)
+        await self.call(commands.boardsize(size), timeout)
+        await self.call(commands.clear_board(), timeout)
+
+    # ------------------------------------------------------------------ requests
+    async def request(self, command: Command, timeout: float) -> Exchange:
+        """Send ``command`` and wait for its complete response, at most ``timeout`` seconds.
+
+        Raises :class:`BotTimeout` (the bot is then unhealthy: a late answer would be taken
+        for a stray line), :class:`BotCrashed` or :class:`BotProtocolError`. A ``?``
+        response is returned, not raised: use :meth:`call` for commands that must succeed.
+        """
+        entered = time.perf_counter()
+        if self._process is None or (self._closed is not None and not self._quitting):
+            raise RuntimeError(f"{self!r}: request on a bot that is not running")
+        if self._pending is not None:
+            raise RuntimeError(f"{self!r}: a command is already in flight (one at a time)")
+        if self._fault is not None:
+            await self._raise_fault()
+        self._next_id += 1
+        command = command.with_id(self._next_id)
+        text = str(command)
+        self._last_command = text
+        pending = _Pending(command, ResponseParser(command.id))
+        self._pending = pending
+        self._transcript.line(">", text)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s > %s", self.label, text)
+        data = command.format().encode()
+        completed = False
+        written = time.perf_counter()
+        try:
+            with trio.fail_after(timeout):
+                assert self._process.stdin is not None
+                await self._process.stdin.send_all(data)
+                await pending.done.wait()
+            completed = True
+        except trio.TooSlowError:
+            self._transcript.line("!", f"no complete answer within {timeout:.3f} s")
+            raise BotTimeout(
+                self.label,
+                text,
+                f"no complete answer within {timeout:.3f} s",
+                pending.excerpt() if pending.received else None,
+            ) from None
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            status = await self._exit_status()
+            raise BotCrashed(self.label, text, f"stopped reading its input ({status})") from None
+        finally:
+            self._pending = None
+            if not completed:
+                self.healthy = False
+        if self._fault is not None:
+            await self._raise_fault()
+        assert pending.response is not None
+        seconds = pending.done_at - written
+        self.stats.requests += 1
+        self.stats.bot_seconds += seconds
+        overhead = (written - entered) + (time.perf_counter() - pending.done_at)
+        self.stats.overhead_us += (overhead * 1e6 - self.stats.overhead_us) / self.stats.requests  # running mean
+        return Exchange(command, pending.response, seconds, overhead)
+
+    async def call(self, command: Command, timeout: float) -> str:
+        """:meth:`request` for a command the bot must answer with ``=``: returns the text;
+        a ``?`` answer is a :class:`BotProtocolError`."""
+        exchange = await self.request(command, timeout)
+        if not exchange.response.ok:
+            raise BotProtocolError(
+                self.label,
+                str(exchange.command),
+                "answered '?' to a command it must answer",
+                exchange.response.text,
+            )
+        return exchange.response.text
+
+    async def _raise_fault(self) -> NoReturn:
+        """Raise the recorded fault; a crash gets the exit status added once it is known."""
+        fault = self._fault
+        assert fault is not None
+        if isinstance(fault, BotCrashed) and not self._status_added:
+            self._status_added = True
+            fault.detail += f" ({await self._exit_status()})"
+        raise fault
+
+    def _parse(self, command: Command, parser: Callable[[str], T], text: str) -> T:
+        """Apply a reply parser; its :class:`ProtocolError` becomes a protocol fault."""
+        try:
+            return parser(text)
+        except ProtocolError as exc:
+            raise BotProtocolError(self.label, self._last_command or str(command), str(exc), text) from None
+
+    async def _exit_status(self) -> str:
+        """'exit status N' if the process ends within a moment, for crash messages."""
+        assert self._process is not None
+        with trio.move_on_after(0.1):
+            await self._process.wait()
+        code = self._process.returncode
+        if code is None:
+            return "process still running"
+        if code < 0:
+            return f"killed by signal {-code}"
+        return f"exit status {code}"
+
+    # ------------------------------------------------------------------ background tasks
+    def _record_fault(self, fault: BotFault) -> None:
+        if self._fault is None:
+            self._fault = fault
+            self.healthy = False
+            self._transcript.line("!", str(fault))
+        if self._pending is not None:
+            self._pending.done.set()
+
+    async def _read_stdout(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        stream = self._process.stdout
+        buffer = LineBuffer(self.max_line)
+        try:
+            while True:
+                try:
+                    data = await stream.receive_some(_READ_SIZE)
+                except (trio.ClosedResourceError, trio.BrokenResourceError):
+                    data = b""
+                if not data:
+                    self._on_eof(buffer)
+                    return
+                buffer.push(data)
+                while True:
+                    try:
+                        line = buffer.next_line()
+                    except ProtocolError as exc:
+                        self._record_fault(self._stdout_fault(str(exc), None))
+                        return
+                    if line is None:
+                        break
+                    if not self._on_line(line):
+                        return
+        finally:
+            self._reader_done.set()
+
+    def _stdout_fault(self, detail: str, received: str | None) -> BotProtocolError:
+        pending = self._pending
+        if pending is None:
+            command = self._last_command
+            if command is not None:
+                detail = f"{detail} (after the response to this command was complete)"
+        else:
+            command = str(pending.command)
+            if received is None and pending.received:
+                received = pending.excerpt()
+        return BotProtocolError(self.label, command, detail, received)
+
+    def _on_line(self, line: str) -> bool:
+        """Handle one stdout line; False once the bot is broken (stop reading)."""
+        self._transcript.line("<", line)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s < %s", self.label, line)
+        pending = self._pending
+        if pending is None:
+            try:
+                check_idle_line(line)
+            except ProtocolError as exc:
+                self._record_fault(self._stdout_fault(str(exc), line))
+                return False
+            return True
+        pending.received.append(line[:_EXCERPT])
+        try:
+            response = pending.parser.feed(line)
+        except ProtocolError as exc:
+            self._record_fault(self._stdout_fault(str(exc), line))
+            return False
+        if response is not None:
+            pending.done_at = time.perf_counter()
+            pending.response = response
+            self._pending = None
+            pending.done.set()
+        return True
+
+    def _on_eof(self, buffer: LineBuffer) -> None:
+        partial = buffer.eof()
+        pending = self._pending
+        if self._closing and pending is None:
+            return  # the expected end after quit or a signal
+        if pending is not None and pending.parser.started:
+            what = "closed its output in the middle of a response"
+        elif partial:
+            what = "closed its output in the middle of a line"
+        else:
+            what = "closed its output (exited or crashed)"
+        received = pending.excerpt() if pending is not None and pending.received else None
+        command = str(pending.command) if pending is not None else self._last_command
+        if pending is None:
+            what += " while no command was in flight"
+        self._record_fault(BotCrashed(self.label, command, what, received))
+
+    async def _drain_stderr(self) -> None:
+        assert self._process is not None and self._process.stderr is not None
+        stream = self._process.stderr
+        try:
+            while True:
+                try:
+                    data = await stream.receive_some(_READ_SIZE)
+                except (trio.ClosedResourceError, trio.BrokenResourceError):
+                    return
+                if not data:
+                    return
+                self._stderr_log.write(data)
+        finally:
+            self._stderr_done.set()
+
+    # ------------------------------------------------------------------ closing
+    @property
+    def returncode(self) -> int | None:
+        return None if self._process is None else self._process.returncode
+
+    async def aclose(self) -> None:
+        """Stop the bot and reap it; idempotent, shielded, always completes.
+
+        ``quit`` if the bot is healthy and idle, then wait ``quit_grace`` for it to exit;
+        SIGTERM to its process group, wait ``kill_grace``; SIGKILL to the group; reap. The
+        group gets a final SIGKILL after the leader is gone, for grandchildren.
+        """
+        if self._closed is not None:
+            with trio.CancelScope(shield=True):
+                await self._closed.wait()
+            return
+        self._closed = trio.Event()
+        try:
+            with trio.CancelScope(shield=True):
+                await self._shutdown()
+        finally:
+            self._stderr_log.close()
+            self._transcript.close()
+            self._closed.set()
+
+    async def _shutdown(self) -> None:
+        process = self._process
+        if process is None:
+            return
+        self._closing = True
+        if self.healthy and self._pending is None and self._fault is None and process.returncode is None:
+            self._quitting = True
+            with trio.move_on_after(self.quit_grace):
+                try:
+                    await self.request(commands.quit(), self.quit_grace)
+                except BotFault:
+                    pass
+                await process.wait()
+            self._quitting = False
+        for sig, grace in ((signal.SIGTERM, self.kill_grace), (signal.SIGKILL, None)):
+            if process.poll() is not None:
+                break
+            self._signal_group(sig)
+            if grace is None:
+                await process.wait()
+            else:
+                with trio.move_on_after(grace):
+                    await process.wait()
+        self._signal_group(signal.SIGKILL)  # whatever is left of the group: grandchildren
+        self._transcript.line("!", f"reaped: returncode {process.returncode}")
+        # Let the drain read the last of stderr, then close our ends (ends both tasks even
+        # if an escaped grandchild still holds the pipes open).
+        with trio.move_on_after(0.2):
+            await self._stderr_done.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                await stream.aclose()
+        await self._reader_done.wait()
+        await self._stderr_done.wait()
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        assert self.pid is not None
+        try:
+            os.killpg(self.pid, sig)
+        except ProcessLookupError:
+            return
+        except PermissionError:  # the group id was recycled by someone else's process
+            return
+        self._transcript.line("!", f"sent {sig.name} to process group {self.pid}")

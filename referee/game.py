@@ -1,0 +1,414 @@
+"""One game between two bots, judged by the engine, always ending in a :class:`GameRecord`.
+
+:func:`play_game` runs a game between two started :class:`~referee.bot.BotProcess` objects;
+:func:`run_game` also starts them from their commands and always closes them. Both return
+a record whatever the bots do: every :class:`~referee.bot.BotFault` becomes a forfeit of the
+bot at fault (it never escapes this module), and a failure on the referee's side (a program
+that cannot be executed, or a bug of ours) voids the game with the reason recorded.
+Only cancellation from outside (Ctrl-C, a tournament shutting down) propagates.
+
+Seats: seat 0 is the *first* bot (it makes the pie-rule setup; in the other opening modes
+it plays Black), seat 1 the *second* (it chooses its colour; otherwise White).
+
+Timing: a decision (``genmove``, ``gensetup``, ``choose_color``) must answer within the
+bot's clock budget plus the margin (see :mod:`referee.clock`); any other command within
+``command_timeout``. Missing either deadline is a loss on time. An overall guard on the
+whole game catches what the per-request deadlines cannot (our own bugs): it voids.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import trio
+
+from protocol import commands
+from protocol.framing import ProtocolError
+from protocol.messages import Command
+from referee.bot import (
+    DEFAULT_COMMAND_TIMEOUT,
+    DEFAULT_STARTUP_TIMEOUT,
+    BotCommand,
+    BotFault,
+    BotIllegal,
+    BotProcess,
+    BotProtocolError,
+    BotResigned,
+    BotStartError,
+    Exchange,
+)
+from referee.clock import BotClock, describe
+from referee.config import Opening, OpeningKind, TimeControl, TimeControlKind
+from referee.engine import Color, Position, TurnError, point_count
+from referee.records import (
+    BotEntry,
+    BotStats,
+    ChoiceEntry,
+    FaultEntry,
+    GameRecord,
+    Outcome,
+    SetupEntry,
+    Termination,
+    TurnEntry,
+    VOID_RESULT,
+    forfeit_result,
+)
+
+log = logging.getLogger("referee.game")
+
+_FIXED_COLOURS = {Color.BLACK: 0, Color.WHITE: 1}
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What game to play. ``opening`` PIE: the bots play the pie rule; EMPTY: Black (seat 0)
+    starts on an empty board; BOOK or RANDOM: ``setup`` (stones, then turns) is given to
+    both bots. ``game_timeout`` is the overall guard (None: computed from the clock)."""
+
+    size: int = 7
+    opening: OpeningKind = OpeningKind.PIE
+    setup: Opening | None = None
+    time_control: TimeControl = field(default_factory=lambda: TimeControl.fixed(1.0))
+    command_timeout: float = DEFAULT_COMMAND_TIMEOUT
+    game_timeout: float | None = None
+    game_id: str = "game"
+
+    def __post_init__(self) -> None:
+        given = self.opening in (OpeningKind.BOOK, OpeningKind.RANDOM)
+        if given != (self.setup is not None):
+            raise ValueError(f"a {self.opening.value} game needs a setup exactly when the opening is book or random")
+
+    def guard(self) -> float:
+        """The overall guard: the longest a game can take if every bot uses every deadline
+        to the full, plus a minute. Far beyond any real game; only a bug can reach it."""
+        if self.game_timeout is not None:
+            return self.game_timeout
+        tc = self.time_control
+        turns = 2 * point_count(self.size) + 1 + 2  # every turn, plus gensetup and choose_color
+        per_request = 3 * self.command_timeout + tc.margin  # time_left, play, slack
+        if tc.kind is TimeControlKind.FISCHER:
+            assert tc.main is not None
+            thinking = 2 * (tc.main + turns * tc.increment)
+        else:
+            assert tc.per_move is not None
+            thinking = turns * tc.per_move
+        return 60.0 + 6 * self.command_timeout + thinking + turns * per_request
+
+
+class _SeatFault(Exception):
+    """A bot fault with the seat of the bot that made it (internal to this module)."""
+
+    def __init__(self, seat: int, fault: BotFault) -> None:
+        super().__init__(seat, fault)
+        self.seat = seat
+        self.fault = fault
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class _Game:
+    """The state of one game in progress and the record it is filling in."""
+
+    def __init__(self, bots: Sequence[BotProcess], spec: GameSpec) -> None:
+        if len(bots) != 2 or bots[0] is bots[1]:
+            raise ValueError("a game needs two distinct bots")
+        self.bots = tuple(bots)
+        self.spec = spec
+        self.pos = Position.new(spec.size)
+        self.clocks = (BotClock(spec.time_control), BotClock(spec.time_control))
+        self.stats = (BotStats(), BotStats())
+        self.seat_of: dict[Color, int] | None = None
+        self.record = GameRecord(
+            game_id=spec.game_id,
+            size=spec.size,
+            opening=spec.opening.value,
+            time_control=describe(spec.time_control),
+            bots=[BotEntry(label=b.label, command=b.command) for b in bots],
+        )
+
+    # ------------------------------------------------------------------ the whole game
+    async def run(self, start_in: trio.Nursery | None = None) -> GameRecord:
+        record = self.record
+        record.started_at = _now()
+        began = time.perf_counter()
+        guard = self.spec.guard()
+        played_from: float | None = None
+        try:
+            with trio.fail_after(guard):
+                if start_in is not None:
+                    await self._start(start_in)
+                played_from = time.perf_counter()
+                await self._play()
+        except _SeatFault as seat_fault:
+            self._forfeit(seat_fault.seat, seat_fault.fault)
+        except BotStartError as exc:
+            self._void(str(exc))
+        except trio.TooSlowError:
+            self._void(f"referee error: the game exceeded its overall guard of {guard:.0f} s")
+        except Exception as exc:  # our own bug: void the game, keep the tournament going
+            log.exception("game %s: referee error", self.spec.game_id)
+            self._void(f"referee error: {type(exc).__name__}: {exc}")
+        ended = time.perf_counter()
+        record.ended_at = _now()
+        record.wall_seconds = round(ended - began, 6)
+        self._fill_bots()
+        requests = sum(s.requests for s in self.stats)
+        if played_from is not None and requests:
+            bot_time = sum(s.bot_seconds for s in self.stats)
+            record.referee_overhead_us = round((ended - played_from - bot_time) / requests * 1e6, 1)
+        return record
+
+    async def _start(self, nursery: trio.Nursery) -> None:
+        for seat, bot in enumerate(self.bots):
+            try:
+                await bot.start(nursery)
+            except BotFault as fault:
+                raise _SeatFault(seat, fault) from None
+
+    async def _play(self) -> None:
+        spec = self.spec
+        timeout = spec.command_timeout
+        for seat, bot in enumerate(self.bots):
+            await self._must(seat, commands.boardsize(spec.size), timeout)
+            await self._must(seat, commands.clear_board(), timeout)
+            if bot.knows("time_settings"):
+                await self._must(seat, self.clocks[seat].settings_command(), timeout)
+        if spec.opening is OpeningKind.PIE:
+            await self._pie()
+        elif spec.setup is not None:
+            await self._given_opening(spec.setup)
+        else:
+            self.seat_of = dict(_FIXED_COLOURS)
+        self._set_colours()
+        while not self.pos.is_over:
+            await self._turn()
+        await self._score()
+
+    # ------------------------------------------------------------------ requests
+    async def _call(self, seat: int, command: Command, timeout: float, *, thinking: bool = False) -> Exchange:
+        try:
+            exchange = await self.bots[seat].request(command, timeout)
+        except BotFault as fault:
+            raise _SeatFault(seat, fault) from None
+        stats = self.stats[seat]
+        stats.requests += 1
+        stats.bot_seconds += exchange.seconds
+        stats.overhead_us += exchange.overhead * 1e6  # a sum until _fill_bots averages it
+        if thinking:
+            stats.thinking_seconds += exchange.seconds
+        return exchange
+
+    async def _must(self, seat: int, command: Command, timeout: float, *, thinking: bool = False) -> Exchange:
+        """A command the bot must answer with ``=``; ``?`` is a protocol loss."""
+        exchange = await self._call(seat, command, timeout, thinking=thinking)
+        if not exchange.response.ok:
+            bot = self.bots[seat]
+            raise _SeatFault(
+                seat,
+                BotProtocolError(
+                    bot.label, str(exchange.command), "answered '?' to a command it must answer", exchange.response.text
+                ),
+            )
+        return exchange
+
+    async def _decide(self, seat: int, command: Command, color: Color | None) -> Exchange:
+        """A timed decision: ``time_left`` first (to bots that list it, once colours are
+        known), then the command under the bot's clock, whose time is then charged."""
+        clock = self.clocks[seat]
+        if color is not None and self.bots[seat].knows("time_left"):
+            await self._must(seat, clock.time_left_command(color), self.spec.command_timeout)
+        exchange = await self._must(seat, command, clock.deadline, thinking=True)
+        clock.charge(exchange.seconds)
+        return exchange
+
+    def _illegal(self, seat: int, exchange: Exchange, detail: str) -> _SeatFault:
+        bot = self.bots[seat]
+        return _SeatFault(seat, BotIllegal(bot.label, str(exchange.command), detail, exchange.response.text))
+
+    # ------------------------------------------------------------------ openings
+    async def _pie(self) -> None:
+        maker, chooser = 0, 1
+        exchange = await self._decide(maker, commands.gensetup(), None)
+        try:
+            black, white = commands.parse_gensetup(exchange.response.text)
+            self.pos = self.pos.setup(black, white)
+        except (ProtocolError, TurnError, ValueError) as exc:
+            raise self._illegal(maker, exchange, f"bad setup: {exc}") from None
+        self.record.setup = SetupEntry(black, white, by=maker, seconds=round(exchange.seconds, 6))
+        await self._must(chooser, commands.setup(black, white), self.spec.command_timeout)
+        exchange = await self._decide(chooser, commands.choose_color(), None)
+        try:
+            color = commands.parse_choose_color(exchange.response.text)
+        except ProtocolError as exc:
+            raise self._illegal(chooser, exchange, f"bad colour choice: {exc}") from None
+        self.record.choice = ChoiceEntry(chooser, color, round(exchange.seconds, 6))
+        self.seat_of = {color: chooser, color.opponent: maker}
+
+    async def _given_opening(self, opening: Opening) -> None:
+        """Stones and turns chosen by the referee, sent to both bots. An opening the engine
+        rejects is our error (configs are checked before any game), so it voids."""
+        self.seat_of = dict(_FIXED_COLOURS)
+        self.pos = self.pos.setup(opening.black, opening.white)
+        self.record.setup = SetupEntry(opening.black, opening.white)
+        timeout = self.spec.command_timeout
+        for seat in (0, 1):
+            await self._must(seat, commands.setup(opening.black, opening.white), timeout)
+        for turn in opening.turns:
+            color = self.pos.to_move
+            self.pos = self.pos.play(turn)
+            self.record.turns.append(TurnEntry(len(self.record.turns) + 1, color, turn, opening=True))
+            for seat in (0, 1):
+                await self._must(seat, commands.play(color, turn), timeout)
+
+    def _set_colours(self) -> None:
+        assert self.seat_of is not None
+        self.record.black = self.seat_of[Color.BLACK]
+        self.record.white = self.seat_of[Color.WHITE]
+
+    # ------------------------------------------------------------------ play
+    async def _turn(self) -> None:
+        assert self.seat_of is not None
+        color = self.pos.to_move
+        seat = self.seat_of[color]
+        exchange = await self._decide(seat, commands.genmove(color), color)
+        try:
+            turn = commands.parse_genmove(exchange.response.text)
+        except ProtocolError as exc:
+            raise self._illegal(seat, exchange, f"not a turn: {exc}") from None
+        if turn == commands.RESIGN:
+            bot = self.bots[seat]
+            raise _SeatFault(seat, BotResigned(bot.label, str(exchange.command), "resigned"))
+        try:
+            self.pos = self.pos.play(turn)
+        except TurnError as exc:
+            raise self._illegal(seat, exchange, f"illegal turn: {exc}") from None
+        self.record.turns.append(
+            TurnEntry(len(self.record.turns) + 1, color, turn, round(exchange.seconds, 6), self.clocks[seat].left)
+        )
+        await self._must(1 - seat, commands.play(color, turn), self.spec.command_timeout)
+
+    async def _score(self) -> None:
+        """Score with the engine; ask ``final_score`` only as a check (a bot's failure or
+        disagreement here is noted, never changes the result)."""
+        record = self.record
+        black, white = self.pos.score()
+        result = self.pos.result()
+        winner = self.pos.winner
+        record.score = (black, white)
+        record.result = result
+        record.termination = Termination.SCORE
+        if winner is None:
+            record.outcome = Outcome.DRAW
+        else:
+            assert self.seat_of is not None
+            record.outcome = Outcome.BLACK_WINS if winner is Color.BLACK else Outcome.WHITE_WINS
+            record.winner = self.seat_of[winner]
+        record.reason = f"game over: black {black:g}, white {white:g}"
+        for seat, bot in enumerate(self.bots):
+            if not bot.knows("final_score"):
+                continue
+            try:
+                text = (await self._must(seat, commands.final_score(), self.spec.command_timeout)).response.text
+                said = commands.parse_final_score(text)
+            except _SeatFault as seat_fault:
+                record.notes.append(f"final_score check failed: {seat_fault.fault}")
+                continue
+            except ProtocolError as exc:
+                record.notes.append(f"bot {bot.label}: final_score check: {exc}")
+                continue
+            record.bots[seat].final_score = said
+            if said != result:
+                record.notes.append(f"bot {bot.label} says the result is {said}; the engine's {result} stands")
+                log.warning("game %s: %s", self.spec.game_id, record.notes[-1])
+
+    # ------------------------------------------------------------------ endings
+    def _forfeit(self, seat: int, fault: BotFault) -> None:
+        record = self.record
+        if self.seat_of is None:
+            # A pie game that ended before the choice: record the default colours.
+            self.seat_of = dict(_FIXED_COLOURS)
+            record.notes.append("the game ended before colours were chosen; seat 0 is recorded as Black")
+        self._set_colours()
+        winner = 1 - seat
+        winner_color = Color.BLACK if self.seat_of[Color.BLACK] == winner else Color.WHITE
+        record.termination = fault.termination
+        record.result = forfeit_result(winner_color, fault.termination)
+        record.outcome = Outcome.BLACK_WINS if winner_color is Color.BLACK else Outcome.WHITE_WINS
+        record.winner = winner
+        record.reason = f"{fault.termination.value}: {fault}"
+        record.fault = FaultEntry(seat, fault.termination, fault.command, fault.received)
+
+    def _void(self, reason: str) -> None:
+        record = self.record
+        record.termination = Termination.VOID
+        record.result = VOID_RESULT
+        record.outcome = Outcome.VOID
+        record.winner = None
+        record.reason = reason
+
+    def _fill_bots(self) -> None:
+        for entry, bot, stats in zip(self.record.bots, self.bots, self.stats):
+            entry.name = bot.name
+            entry.version = bot.version
+            entry.pid = bot.pid
+            entry.stderr_log = None if bot.stderr_log_path is None else str(bot.stderr_log_path)
+            entry.transcript = None if bot.transcript_path is None else str(bot.transcript_path)
+            entry.stats = BotStats(
+                requests=stats.requests,
+                bot_seconds=round(stats.bot_seconds, 6),
+                thinking_seconds=round(stats.thinking_seconds, 6),
+                overhead_us=round(stats.overhead_us / stats.requests, 1) if stats.requests else 0.0,
+            )
+
+
+# -------------------------------------------------------------------------- public API
+
+
+async def play_game(first: BotProcess, second: BotProcess, spec: GameSpec) -> GameRecord:
+    """Play one game between two started bots (``first`` makes the pie setup, or plays
+    Black). Sends ``boardsize`` and ``clear_board`` first, so bots can be reused. Never
+    raises for anything a bot does; the caller still owns and closes the bots."""
+    return await _Game((first, second), spec).run()
+
+
+async def run_game(
+    first: BotCommand,
+    second: BotCommand,
+    spec: GameSpec,
+    *,
+    log_dir: Path | None = None,
+    transcripts: bool = False,
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+) -> GameRecord:
+    """Start both bots, play one game, close both, and return the record.
+
+    Logs go to ``log_dir`` as ``<game_id>-<seat>-<label>.stderr.log`` (and
+    ``.transcript.log`` when ``transcripts``). A bot that starts but fails its handshake
+    loses the game; a program that cannot be executed voids it. Both processes are closed
+    and reaped before this returns, on every path including cancellation.
+    """
+    bots: list[BotProcess] = []
+    for seat, command in enumerate((first, second)):
+        stem = f"{spec.game_id}-{seat}-{command.label}"
+        bots.append(
+            command.process(
+                stderr_log=None if log_dir is None else log_dir / f"{stem}.stderr.log",
+                transcript=log_dir / f"{stem}.transcript.log" if log_dir is not None and transcripts else None,
+                startup_timeout=startup_timeout,
+            )
+        )
+    async with trio.open_nursery() as nursery:
+        try:
+            return await _Game(bots, spec).run(start_in=nursery)
+        finally:
+            with trio.CancelScope(shield=True):
+                async with trio.open_nursery() as closer:
+                    for bot in bots:
+                        closer.start_soon(bot.aclose)

@@ -1,0 +1,333 @@
+"""Game records: what one game produced, as a value, and its JSON form (schema version 1).
+
+A :class:`GameRecord` is built by :mod:`referee.game` and written as one JSON object per
+line (``games.jsonl``) by :mod:`referee.match`. The schema is documented for users in
+``docs/records.md``; :meth:`GameRecord.to_json` / :meth:`GameRecord.from_json` are its only
+writer and reader, so the two cannot drift apart. Bump :data:`SCHEMA_VERSION` on any change
+that an old reader would misread.
+
+Bots are referred to by *seat*: 0 is the first bot of the game (the one that makes the
+pie-rule setup, or Black in the other opening modes), 1 the second. The record stores who
+played which colour, so the seat never has to be guessed from the result string.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.engine import Color
+
+SCHEMA_VERSION = 1
+
+
+class Termination(str, enum.Enum):
+    """How a game ended. ``SCORE`` is a game played to the end; ``VOID`` a game the referee
+    could not run (its own fault, or a bot program that cannot be executed at all); every
+    other value is a loss for the bot named in the record's ``fault``."""
+
+    SCORE = "score"
+    ILLEGAL = "illegal"
+    TIME = "time"
+    CRASH = "crash"
+    PROTOCOL = "protocol"
+    RESIGN = "resign"
+    VOID = "void"
+
+    @property
+    def is_forfeit(self) -> bool:
+        return self not in (Termination.SCORE, Termination.VOID)
+
+    @property
+    def result_suffix(self) -> str:
+        """The SGF-style letter after ``B+``/``W+`` for a forfeit: T(ime), R(esign), F(orfeit)."""
+        if self is Termination.TIME:
+            return "T"
+        if self is Termination.RESIGN:
+            return "R"
+        if self.is_forfeit:
+            return "F"
+        raise ValueError(f"{self.value} is not a forfeit")
+
+
+class Outcome(str, enum.Enum):
+    """The result from the board's point of view."""
+
+    BLACK_WINS = "black"
+    WHITE_WINS = "white"
+    DRAW = "draw"
+    VOID = "void"
+
+
+VOID_RESULT = "void"
+
+
+def forfeit_result(winner: Color, termination: Termination) -> str:
+    """``B+T``, ``W+R``, ``B+F``...: the result string of a forfeit won by ``winner``."""
+    return f"{winner.letter.upper()}+{termination.result_suffix}"
+
+
+@dataclass
+class BotStats:
+    """What the referee measured for one bot during one game.
+
+    ``bot_seconds`` is the bot's time over all requests (from just before the command is
+    written to the end of its response); ``thinking_seconds`` the part spent on decisions
+    (``genmove``, ``gensetup``, ``choose_color``), which is what its clock is charged.
+    ``overhead_us`` is the referee's own mean time per request inside the request call but
+    outside the bot's window (formatting, logging, waking up), in microseconds."""
+
+    requests: int = 0
+    bot_seconds: float = 0.0
+    thinking_seconds: float = 0.0
+    overhead_us: float = 0.0
+
+
+@dataclass
+class BotEntry:
+    """One bot as it took part in a game. ``name``/``version`` are what the bot said
+    (``None`` if the handshake did not get that far); ``final_score`` is its answer to
+    ``final_score`` when it was asked."""
+
+    label: str
+    command: str
+    name: str | None = None
+    version: str | None = None
+    pid: int | None = None
+    stderr_log: str | None = None
+    transcript: str | None = None
+    final_score: str | None = None
+    stats: BotStats = field(default_factory=BotStats)
+
+
+@dataclass
+class SetupEntry:
+    """The two pie-rule stones. ``by`` is the seat that made them, ``None`` when the
+    referee gave them (book or random openings); ``seconds`` is the maker's time."""
+
+    black: str
+    white: str
+    by: int | None = None
+    seconds: float | None = None
+
+
+@dataclass
+class ChoiceEntry:
+    """The pie-rule choice: seat ``by`` took ``color`` after ``seconds``."""
+
+    by: int
+    color: Color
+    seconds: float
+
+
+@dataclass
+class TurnEntry:
+    """One turn. ``opening`` turns were given by the referee (``seconds`` is None);
+    ``left`` is the mover's Fischer time left after the turn (None under per-move limits)."""
+
+    number: int
+    color: Color
+    turn: str
+    seconds: float | None = None
+    left: float | None = None
+    opening: bool = False
+
+
+@dataclass
+class FaultEntry:
+    """The bot fault that ended a game: the seat, the command and what the bot sent."""
+
+    seat: int
+    kind: Termination
+    command: str | None
+    received: str | None
+
+
+@dataclass
+class GameRecord:
+    """Everything about one game. See ``docs/records.md`` for each field's meaning."""
+
+    game_id: str
+    size: int
+    opening: str
+    time_control: dict[str, Any]
+    bots: list[BotEntry]
+    black: int | None = None
+    white: int | None = None
+    setup: SetupEntry | None = None
+    choice: ChoiceEntry | None = None
+    turns: list[TurnEntry] = field(default_factory=list)
+    result: str = VOID_RESULT
+    outcome: Outcome = Outcome.VOID
+    termination: Termination = Termination.VOID
+    winner: int | None = None
+    reason: str = ""
+    fault: FaultEntry | None = None
+    score: tuple[float, float] | None = None
+    started_at: str = ""
+    ended_at: str = ""
+    wall_seconds: float = 0.0
+    referee_overhead_us: float | None = None
+    notes: list[str] = field(default_factory=list)
+    schema: int = SCHEMA_VERSION
+
+    # ------------------------------------------------------------------ conveniences
+    @property
+    def loser(self) -> int | None:
+        return None if self.winner is None else 1 - self.winner
+
+    def seat_of(self, color: Color) -> int | None:
+        return self.black if color is Color.BLACK else self.white
+
+    def label_of(self, seat: int | None) -> str:
+        return "-" if seat is None else self.bots[seat].label
+
+    # ------------------------------------------------------------------ JSON
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of schema :data:`SCHEMA_VERSION` (plain types only)."""
+        return {
+            "schema": self.schema,
+            "game_id": self.game_id,
+            "size": self.size,
+            "opening": self.opening,
+            "time_control": dict(self.time_control),
+            "bots": [_bot_to_dict(b) for b in self.bots],
+            "black": self.black,
+            "white": self.white,
+            "setup": None if self.setup is None else vars(self.setup).copy(),
+            "choice": None
+            if self.choice is None
+            else {"by": self.choice.by, "color": self.choice.color.value, "seconds": self.choice.seconds},
+            "turns": [_turn_to_dict(t) for t in self.turns],
+            "result": self.result,
+            "outcome": self.outcome.value,
+            "termination": self.termination.value,
+            "winner": self.winner,
+            "reason": self.reason,
+            "fault": None
+            if self.fault is None
+            else {
+                "seat": self.fault.seat,
+                "kind": self.fault.kind.value,
+                "command": self.fault.command,
+                "received": self.fault.received,
+            },
+            "score": None if self.score is None else list(self.score),
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "wall_seconds": self.wall_seconds,
+            "referee_overhead_us": self.referee_overhead_us,
+            "notes": list(self.notes),
+        }
+
+    def to_json(self) -> str:
+        """One line of JSON, no trailing newline."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        """Rebuild a record; ``ValueError`` for another schema version or a missing field."""
+        version = data.get("schema")
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"unsupported record schema {version!r} (this referee reads {SCHEMA_VERSION})")
+        try:
+            setup = data["setup"]
+            choice = data["choice"]
+            fault = data["fault"]
+            score = data["score"]
+            return cls(
+                schema=version,
+                game_id=data["game_id"],
+                size=data["size"],
+                opening=data["opening"],
+                time_control=dict(data["time_control"]),
+                bots=[_bot_from_dict(b) for b in data["bots"]],
+                black=data["black"],
+                white=data["white"],
+                setup=None if setup is None else SetupEntry(**setup),
+                choice=None
+                if choice is None
+                else ChoiceEntry(choice["by"], Color(choice["color"]), choice["seconds"]),
+                turns=[_turn_from_dict(t) for t in data["turns"]],
+                result=data["result"],
+                outcome=Outcome(data["outcome"]),
+                termination=Termination(data["termination"]),
+                winner=data["winner"],
+                reason=data["reason"],
+                fault=None
+                if fault is None
+                else FaultEntry(fault["seat"], Termination(fault["kind"]), fault["command"], fault["received"]),
+                score=None if score is None else (score[0], score[1]),
+                started_at=data["started_at"],
+                ended_at=data["ended_at"],
+                wall_seconds=data["wall_seconds"],
+                referee_overhead_us=data["referee_overhead_us"],
+                notes=list(data["notes"]),
+            )
+        except KeyError as exc:
+            raise ValueError(f"record lacks the field {exc.args[0]!r}") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> GameRecord:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("a game record must be a JSON object")
+        return cls.from_dict(data)
+
+
+def _bot_to_dict(bot: BotEntry) -> dict[str, Any]:
+    out = {k: v for k, v in vars(bot).items() if k != "stats"}
+    out["stats"] = vars(bot.stats).copy()
+    return out
+
+
+def _bot_from_dict(data: dict[str, Any]) -> BotEntry:
+    fields = dict(data)
+    stats = BotStats(**fields.pop("stats"))
+    return BotEntry(**fields, stats=stats)
+
+
+def _turn_to_dict(turn: TurnEntry) -> dict[str, Any]:
+    out = vars(turn).copy()
+    out["color"] = turn.color.value
+    return out
+
+
+def _turn_from_dict(data: dict[str, Any]) -> TurnEntry:
+    fields = dict(data)
+    fields["color"] = Color(fields["color"])
+    return TurnEntry(**fields)
+
+
+# ---------------------------------------------------------------------- the jsonl file
+
+
+def append_record(path: Path, record: GameRecord) -> None:
+    """Append ``record`` as one line and make it durable before returning (flush + fsync),
+    so a crash of the referee right after a game never loses that game."""
+    line = record.to_json() + "\n"
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(line)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def iter_records(path: Path) -> Iterator[GameRecord]:
+    """The records of a ``games.jsonl`` file in order. A torn last line (the referee was
+    killed mid-write) is skipped; a bad line elsewhere raises ``ValueError`` with its number."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.readlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield GameRecord.from_json(line)
+        except ValueError as exc:
+            if number == len(lines) and not line.endswith("\n"):
+                return
+            raise ValueError(f"{path}:{number}: {exc}") from None

@@ -1,0 +1,237 @@
+"""A tiny Vastuz bot for the referee's tests, speaking the protocol by hand (no SDK).
+
+Well-behaved by default: a random legal player using ``referee.engine`` directly.
+``--fault NAME`` makes it misbehave in exactly one way; each fault is its own small code
+path below. Command-triggered faults fire at the ``--after``-th occurrence (0-based) of
+the command named by ``--at`` (default ``genmove``), unless the fault names its command.
+
+Run: ``python tests/fake_bots/fakebot.py [--seed N] [--fault NAME] [--at CMD] [--after N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+from referee.engine import Color, IllegalTurn, Position, iter_points
+
+STARTUP_FAULTS = {"exit-at-start", "bad-version", "grandchild", "ignore-sigterm"}
+COMMAND_FAULTS = {
+    "hang", "slow", "crash", "close-stdout", "garbage", "wrong-id", "no-blank", "long-line",
+    "bad-utf8", "flood-stderr", "refuse", "stray",
+    "illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal",
+    "bad-gensetup", "bad-color", "wrong-score", "resign",
+}  # fmt: skip
+# Faults that are about one command whatever --at says.
+FIXED_COMMAND = {"bad-gensetup": "gensetup", "bad-color": "choose_color", "wrong-score": "final_score"}
+ILLEGAL = {"illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal"}
+LISTED = [
+    "protocol_version", "name", "version", "known_command", "list_commands", "boardsize",
+    "clear_board", "setup", "play", "genmove", "gensetup", "choose_color", "quit",
+]  # fmt: skip
+OPTIONAL = ["time_settings", "time_left", "final_score"]
+
+
+def write(data: bytes) -> None:
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def sleep_forever() -> None:
+    while True:
+        time.sleep(3600)
+
+
+class FakeBot:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.rng = random.Random(args.seed)
+        self.fault = args.fault
+        self.at = FIXED_COMMAND.get(args.fault or "", args.at)
+        self.after = args.after
+        self.delay = args.delay
+        self.minimal = args.minimal
+        self.seen: dict[str, int] = {}
+        self.pos = Position.new(7)
+        self.armed_illegal = False
+
+    # ------------------------------------------------------------------ main loop
+    def run(self) -> None:
+        if self.fault == "exit-at-start":
+            sys.exit(1)
+        if self.fault == "ignore-sigterm":
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if self.fault == "grandchild":
+            # A child that would outlive us unless the whole process group is killed.
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        for raw in sys.stdin.buffer:
+            line = raw.decode().split("#")[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            cid = parts.pop(0) if parts[0].isdigit() else ""
+            name, args = parts[0], parts[1:]
+            count = self.seen.get(name, 0)
+            self.seen[name] = count + 1
+            if self.fault in COMMAND_FAULTS and name == self.at and count >= self.after:
+                if self.misbehave(cid, name, args):
+                    continue
+            ok, text = self.answer(name, args)
+            write(f"{'=' if ok else '?'}{cid} {text}".rstrip(" ").encode() + b"\n\n")
+            if name == "quit":
+                if self.fault == "ignore-sigterm":
+                    sleep_forever()  # claims to quit, stays; only SIGKILL ends it
+                return
+
+    # ------------------------------------------------------------------ faults
+    def misbehave(self, cid: str, name: str, args: list[str]) -> bool:
+        """Do the fault for this command; True if it answered (or never will)."""
+        fault = self.fault
+        if fault == "hang":
+            sleep_forever()
+        if fault == "slow":
+            time.sleep(self.delay)
+            return False
+        if fault == "crash":
+            os._exit(3)
+        if fault == "close-stdout":
+            os.close(1)
+            sleep_forever()
+        if fault == "garbage":
+            write(b"hello world\n\n")
+            return True
+        if fault == "wrong-id":
+            write(f"={int(cid or 0) + 1} pass\n\n".encode())
+            return True
+        if fault == "no-blank":
+            ok, text = self.answer(name, args)
+            write(f"={cid} {text}\n".encode())
+            sleep_forever()
+        if fault == "long-line":
+            write(b"=" + cid.encode() + b" " + b"x" * (1 << 20) + b"\n\n")
+            return True
+        if fault == "bad-utf8":
+            write(b"=" + cid.encode() + b" \xff\xfe\xfd\n\n")
+            return True
+        if fault == "flood-stderr":
+            chunk = b"e" * 65535 + b"\n"
+            for _ in range(48):  # 3 MiB, far more than a pipe holds
+                sys.stderr.buffer.write(chunk)
+            sys.stderr.buffer.flush()
+            self.fault = None  # once is enough
+            return False
+        if fault == "refuse":
+            write(f"?{cid} not today\n\n".encode())
+            return True
+        if fault == "stray":
+            ok, text = self.answer(name, args)
+            write(f"={cid} {text}\n\n= and one more thing\n\n".encode())
+            return True
+        if fault == "resign":
+            write(f"={cid} resign\n\n".encode())
+            return True
+        if fault == "bad-gensetup":
+            write(f"={cid} a1 a1\n\n".encode())
+            return True
+        if fault == "bad-color":
+            write(f"={cid} purple\n\n".encode())
+            return True
+        if fault == "wrong-score":
+            real = self.pos.result()
+            wrong = "W+100" if real.startswith("B") else "B+100"
+            write(f"={cid} {wrong}\n\n".encode())
+            return True
+        if fault in ILLEGAL:
+            turn = self.illegal_turn(fault)
+            if turn is None:
+                return False  # not possible in this position: play legally, try next time
+            write(f"={cid} {turn}\n\n".encode())
+            return True
+        raise AssertionError(f"unhandled fault {fault}")
+
+    def illegal_turn(self, fault: str) -> str | None:
+        """A turn of the requested illegal kind in the current position, if one exists."""
+        pos = self.pos
+        occupied = sorted(set(pos.stones(Color.BLACK)) | set(pos.stones(Color.WHITE)))
+        enemy = pos.stones(pos.to_move.opponent)
+        if fault == "illegal-occupied":
+            return occupied[0] if occupied else None
+        if fault == "illegal-merge":
+            legal = set(pos.legal_placements())
+            merges = [p for p in iter_points(pos.size) if p not in legal and p not in occupied]
+            return merges[0] if merges else None
+        turns = pos.legal_turns()
+        if fault == "illegal-missing-steal":
+            with_steals = [t for t in turns if "," in t]
+            return with_steals[0].rsplit(",", 1)[0] if with_steals else None
+        if fault == "illegal-extra-steal":
+            if not turns or turns == ["pass"] or not enemy:
+                return None
+            return f"{turns[0]},{enemy[0]}>{enemy[0]}"
+        return None
+
+    # ------------------------------------------------------------------ the protocol
+    def answer(self, name: str, args: list[str]) -> tuple[bool, str]:
+        if name == "protocol_version":
+            return True, "1" if self.fault == "bad-version" else "2"
+        if name == "name":
+            return True, f"fakebot-{self.fault or 'good'}"
+        if name == "version":
+            return True, "1.0"
+        if name == "list_commands":
+            return True, "\n".join(LISTED + ([] if self.minimal else OPTIONAL))
+        if name == "known_command":
+            known = LISTED + ([] if self.minimal else OPTIONAL)
+            return True, "true" if args and args[0] in known else "false"
+        if name == "boardsize":
+            self.pos = Position.new(int(args[0]))
+            return True, ""
+        if name == "clear_board":
+            self.pos = Position.new(self.pos.size)
+            return True, ""
+        if name == "setup":
+            self.pos = self.pos.setup(args[0], args[1])
+            return True, ""
+        if name == "gensetup":
+            black, white = self.rng.sample(list(iter_points(self.pos.size)), 2)
+            self.pos = self.pos.setup(black, white)
+            return True, f"{black} {white}"
+        if name == "choose_color":
+            return True, self.rng.choice(["black", "white"])
+        if name == "play":
+            try:
+                self.pos = self.pos.play(args[1])
+            except IllegalTurn as exc:
+                return False, f"illegal: {exc}"
+            return True, ""
+        if name == "genmove":
+            turn = self.pos.random_turn(self.rng)
+            self.pos = self.pos.play(turn)
+            return True, turn
+        if name in ("time_settings", "time_left") and not self.minimal:
+            return True, ""
+        if name == "final_score" and not self.minimal:
+            return True, self.pos.result()
+        if name == "quit":
+            return True, ""
+        return False, "unknown command"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--fault", choices=sorted(STARTUP_FAULTS | COMMAND_FAULTS))
+    parser.add_argument("--at", default="genmove", help="the command a command fault fires at")
+    parser.add_argument("--after", type=int, default=0, help="occurrences of --at to let pass first")
+    parser.add_argument("--delay", type=float, default=5.0, help="seconds the 'slow' fault waits")
+    parser.add_argument("--minimal", action="store_true", help="list no optional commands")
+    args = parser.parse_args()
+    FakeBot(args).run()
+
+
+if __name__ == "__main__":
+    main()
