@@ -204,13 +204,14 @@ class Search:
         return max(children, key=lambda c: (c.visits, c.value / c.visits)).turn
 
     def root_value(self, color: Color) -> float:
-        """The search's estimate of the root for ``color`` (visit-weighted over the root's
-        children, which is the backed-up value of the mover's best lines)."""
+        """The search's estimate of the root for ``color``: the mean value of the root
+        child it would play (the most visited), which tends to the minimax value as the
+        playouts grow, unlike the mean over all children, which exploration drags down."""
         children = self.root.children
-        total = sum(c.visits for c in children)
-        if not total:
+        if not children:
             return 0.5
-        mover_value = sum(c.value for c in children) / total
+        best = max(children, key=lambda c: (c.visits, c.value / c.visits))
+        mover_value = best.value / best.visits
         return mover_value if color is self.root.position.to_move else 1.0 - mover_value
 
 
@@ -316,10 +317,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed of every random choice (default: fresh)")
     parser.add_argument(
         "--move-time", type=float, default=DEFAULT_MOVE_TIME,
-        help=f"seconds per turn when the referee sends no time_left; also the pie-rule thinking time (default {DEFAULT_MOVE_TIME})",
+        help="seconds per turn when the referee sends no time_left, and the pie-rule thinking time "
+        f"(default {DEFAULT_MOVE_TIME})",
     )
     parser.add_argument(
-        "--exploration", type=float, default=DEFAULT_EXPLORATION, help=f"UCT exploration constant (default {DEFAULT_EXPLORATION})"
+        "--exploration", type=float, default=DEFAULT_EXPLORATION,
+        help=f"UCT exploration constant (default {DEFAULT_EXPLORATION})",
     )
     parser.add_argument("--playout", choices=("random", "light"), default="light", help="playout policy (default light)")
     parser.add_argument("--max-playouts", type=int, default=None, help="stop a search after this many playouts")
@@ -332,12 +335,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--move-time must be positive")
     if args.max_playouts is not None and args.max_playouts < 1:
         parser.error("--max-playouts must be at least 1")
-    run(
-        MctsBot(
-            seed=args.seed, move_time=args.move_time, exploration=args.exploration,
-            playout=args.playout, max_playouts=args.max_playouts, widening=args.widening,
-        )
+    bot = MctsBot(
+        seed=args.seed,
+        move_time=args.move_time,
+        exploration=args.exploration,
+        playout=args.playout,
+        max_playouts=args.max_playouts,
+        widening=args.widening,
     )
+    run(bot)
 
 
 if __name__ == "__main__":
