@@ -304,10 +304,9 @@ class BotProcess:
         self._stack = stack
         try:
             await self.start(nursery)
-        except BaseException as exc:
-            await self.aclose()
-            if not await stack.__aexit__(type(exc), exc, exc.__traceback__):
-                raise
+        except BaseException:
+            await self._exit_nursery()
+            raise
         return self
 
     async def __aexit__(
@@ -315,13 +314,18 @@ class BotProcess:
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> bool:
+    ) -> None:
+        await self._exit_nursery()
+
+    async def _exit_nursery(self) -> None:
+        """Close the bot, then leave the nursery. The body's own exception is not passed
+        to the nursery, so it propagates as itself rather than inside an ExceptionGroup;
+        once the bot is closed its background tasks have ended and the nursery is empty."""
         try:
             await self.aclose()
         finally:
             assert self._stack is not None
-            suppressed = await self._stack.__aexit__(exc_type, exc, tb)
-        return bool(suppressed)
+            await self._stack.__aexit__(None, None, None)
 
     async def start(self, nursery: trio.Nursery) -> None:
         """Spawn the program and run the handshake within ``startup_timeout``.

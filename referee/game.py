@@ -406,9 +406,12 @@ async def run_game(
         )
     async with trio.open_nursery() as nursery:
         try:
-            return await _Game(bots, spec).run(start_in=nursery)
+            record = await _Game(bots, spec).run(start_in=nursery)
         finally:
             with trio.CancelScope(shield=True):
                 async with trio.open_nursery() as closer:
                     for bot in bots:
                         closer.start_soon(bot.aclose)
+    for entry, bot in zip(record.bots, bots):
+        entry.returncode = bot.returncode
+    return record

@@ -92,13 +92,16 @@ class BotStats:
 class BotEntry:
     """One bot as it took part in a game. ``name``/``version`` are what the bot said
     (``None`` if the handshake did not get that far); ``final_score`` is its answer to
-    ``final_score`` when it was asked."""
+    ``final_score`` when it was asked. ``returncode`` is the process's exit status once
+    the referee closed it (0 after a clean ``quit``, negative: killed by that signal), or
+    None when the caller owns the process (:func:`referee.game.play_game`)."""
 
     label: str
     command: str
     name: str | None = None
     version: str | None = None
     pid: int | None = None
+    returncode: int | None = None
     stderr_log: str | None = None
     transcript: str | None = None
     final_score: str | None = None

@@ -1,0 +1,208 @@
+"""BotProcess against real subprocesses: handshake, requests, faults, logs, and a close that
+always reaps the whole process group, including on cancellation."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from protocol import commands
+from referee.bot import (
+    BotCrashed,
+    BotProcess,
+    BotProtocolError,
+    BotStartError,
+    BotTimeout,
+)
+from referee.engine import Color
+
+from conftest import check_gone, fakebot_argv
+
+GUARD = 20
+
+
+def bot(*args: str, **options: object) -> BotProcess:
+    return BotProcess(fakebot_argv(*args), label="T", **options)  # type: ignore[arg-type]
+
+
+async def test_handshake_request_and_clean_quit() -> None:
+    with trio.fail_after(GUARD):
+        async with bot() as b:
+            assert b.name == "fakebot-good" and b.version == "1.0"
+            assert {"genmove", "time_left", "final_score"} <= b.commands
+            assert b.knows("time_settings") and not b.knows("showboard")
+            await b.new_game(4)
+            exchange = await b.request(commands.genmove(Color.BLACK), 5)
+            assert exchange.response.ok and exchange.seconds >= 0
+            refused = await b.request(commands.showboard(), 5)
+            assert not refused.response.ok  # '?' is returned by request, raised by call
+            with pytest.raises(BotProtocolError, match="answered '\\?'"):
+                await b.call(commands.showboard(), 5)
+            assert b.healthy and b.stats.requests >= 8
+        assert b.returncode == 0  # it was asked to quit and did
+        check_gone(b.pid)
+
+
+async def test_body_exception_still_reaps() -> None:
+    with trio.fail_after(GUARD):
+        with pytest.raises(KeyError):
+            async with bot() as b:
+                raise KeyError("boom")
+        check_gone(b.pid)
+
+
+async def test_cancellation_mid_request_reaps() -> None:
+    with trio.fail_after(GUARD):
+        with trio.move_on_after(0.5) as scope:
+            async with bot("--fault", "hang") as b:
+                await b.new_game(4)
+                await b.request(commands.genmove(Color.BLACK), 30)
+        assert scope.cancelled_caught
+        assert not b.healthy
+        assert b.returncode == -signal.SIGTERM
+        check_gone(b.pid)
+
+
+async def test_ignores_sigterm_then_killed() -> None:
+    with trio.fail_after(GUARD):
+        async with bot("--fault", "ignore-sigterm", quit_grace=0.2, kill_grace=0.2) as b:
+            await b.new_game(4)
+        assert b.returncode == -signal.SIGKILL
+        check_gone(b.pid)
+
+
+async def test_grandchild_dies_with_the_group() -> None:
+    with trio.fail_after(GUARD):
+        async with bot("--fault", "grandchild") as b:
+            await b.new_game(4)
+        check_gone(b.pid)  # the sleeping grandchild was in the group
+
+
+async def test_program_that_cannot_run_is_a_start_error(tmp_path: Path) -> None:
+    with trio.fail_after(GUARD):
+        with pytest.raises(BotStartError, match="cannot start"):
+            async with BotProcess([str(tmp_path / "no-such-program")], label="X"):
+                pass
+
+
+async def test_exit_at_start_is_a_crash() -> None:
+    with trio.fail_after(GUARD):
+        with pytest.raises(BotCrashed, match="protocol_version.*exit status 1") as info:
+            async with bot("--fault", "exit-at-start") as b:
+                pass
+        assert info.value.bot == "T"
+
+
+async def test_wrong_protocol_version() -> None:
+    with trio.fail_after(GUARD):
+        with pytest.raises(BotProtocolError, match="protocol_version: expected '2'"):
+            async with bot("--fault", "bad-version"):
+                pass
+
+
+async def test_timeout_marks_unhealthy() -> None:
+    with trio.fail_after(GUARD):
+        async with bot("--fault", "hang") as b:
+            await b.new_game(4)
+            with pytest.raises(BotTimeout, match="genmove black.*no complete answer within 0.300 s"):
+                await b.request(commands.genmove(Color.BLACK), 0.3)
+            assert not b.healthy
+        check_gone(b.pid)
+
+
+async def test_stray_line_fails_the_next_request() -> None:
+    with trio.fail_after(GUARD):
+        async with bot("--fault", "stray", "--at", "known_command") as b:
+            with pytest.raises(BotProtocolError, match="stray line") as info:
+                # answered, then a stray reply: raised by this request if it arrived with the
+                # answer, else by the next; it is never taken as a reply
+                await b.request(commands.known_command("play"), 5)
+                for _ in range(50):
+                    await b.request(commands.name(), 5)
+            assert info.value.received == repr("= and one more thing")
+        check_gone(b.pid)
+
+
+async def test_one_command_in_flight() -> None:
+    with trio.fail_after(GUARD):
+        async with bot("--fault", "slow", "--delay", "0.5") as b:
+            await b.new_game(4)
+            errors: list[Exception] = []
+
+            async def second() -> None:
+                await trio.sleep(0.1)
+                try:
+                    await b.request(commands.name(), 5)
+                except RuntimeError as exc:
+                    errors.append(exc)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(second)
+                await b.request(commands.genmove(Color.BLACK), 5)
+            assert len(errors) == 1 and "in flight" in str(errors[0])
+
+
+async def test_stderr_flood_is_drained_and_capped(tmp_path: Path) -> None:
+    log = tmp_path / "err.log"
+    with trio.fail_after(GUARD):
+        async with bot("--fault", "flood-stderr", stderr_log=log, log_cap=100_000) as b:
+            await b.new_game(4)
+            # 3 MiB of stderr would block a bot whose stderr nobody reads; this answers.
+            exchange = await b.request(commands.genmove(Color.BLACK), 10)
+            assert exchange.response.ok
+        text = log.read_text()
+        assert "[truncated: log capped at 100000 bytes]" in text
+        assert len(text) < 101_000
+        assert "further bytes dropped" in text
+
+
+async def test_transcript_and_log_switch(tmp_path: Path) -> None:
+    with trio.fail_after(GUARD):
+        async with bot(transcript=tmp_path / "t1.log") as b:
+            await b.new_game(4)
+            await b.new_game(5, transcript=tmp_path / "t2.log", switch_logs=True)
+        first = (tmp_path / "t1.log").read_text()
+        second = (tmp_path / "t2.log").read_text()
+        assert " > 1 protocol_version" in first and " < =1 2" in first
+        assert "boardsize 4" in first and "boardsize 5" not in first
+        assert "boardsize 5" in second and "quit" in second
+
+
+async def test_closed_stdout_is_a_crash() -> None:
+    with trio.fail_after(GUARD):
+        async with bot("--fault", "close-stdout", kill_grace=0.2) as b:
+            await b.new_game(4)
+            with pytest.raises(BotCrashed, match="closed its output"):
+                await b.request(commands.genmove(Color.BLACK), 5)
+        check_gone(b.pid)
+
+
+async def test_invalid_utf8_is_a_protocol_error() -> None:
+    with trio.fail_after(GUARD):
+        async with bot("--fault", "bad-utf8") as b:
+            await b.new_game(4)
+            with pytest.raises(BotProtocolError, match="not valid UTF-8"):
+                await b.request(commands.genmove(Color.BLACK), 5)
+        check_gone(b.pid)
+
+
+async def test_aclose_is_idempotent_and_start_needs_a_nursery_owner() -> None:
+    with trio.fail_after(GUARD):
+        b = bot()
+        async with trio.open_nursery() as nursery:
+            await b.start(nursery)
+            await b.aclose()
+            await b.aclose()
+        assert b.returncode == 0
+        check_gone(b.pid)
+
+
+def test_command_string_is_split() -> None:
+    b = BotProcess(f"{sys.executable} -c 'print(1)'")
+    assert b.argv == [sys.executable, "-c", "print(1)"]
+    with pytest.raises(ValueError):
+        BotProcess("")
