@@ -142,15 +142,15 @@ class _CappedLog:
         if self._file is None:
             return
         room = self.cap - self.written
-        if room <= 0:
+        if room > 0:
+            chunk = data[:room]
+            self._file.write(chunk)
+            self.written += len(chunk)
+            data = data[room:]
+        if data:
+            if not self.dropped:
+                self._file.write(f"\n[truncated: log capped at {self.cap} bytes]\n".encode())
             self.dropped += len(data)
-            return
-        chunk = data[:room]
-        self._file.write(chunk)
-        self.written += len(chunk)
-        if len(data) > room:
-            self.dropped += len(data) - room
-            self._file.write(f"\n[truncated: log capped at {self.cap} bytes]\n".encode())
 
     def close(self) -> None:
         if self._file is not None:

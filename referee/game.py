@@ -166,11 +166,28 @@ class _Game:
         return record
 
     async def _start(self, nursery: trio.Nursery) -> None:
-        for seat, bot in enumerate(self.bots):
+        """Start both bots at once (their background tasks go to ``nursery``). A program
+        that cannot run voids the game; a failed handshake loses it; both failing their
+        handshakes leaves no one to award the game to, so that voids too."""
+        failures: list[BaseException | None] = [None, None]
+
+        async def start(seat: int) -> None:
             try:
-                await bot.start(nursery)
-            except BotFault as fault:
-                raise _SeatFault(seat, fault) from None
+                await self.bots[seat].start(nursery)
+            except (BotFault, BotStartError) as exc:
+                failures[seat] = exc
+
+        async with trio.open_nursery() as starting:
+            for seat in (0, 1):
+                starting.start_soon(start, seat)
+        for failure in failures:
+            if isinstance(failure, BotStartError):
+                raise failure
+        faults = [(seat, f) for seat, f in enumerate(failures) if isinstance(f, BotFault)]
+        if len(faults) == 2:
+            raise BotStartError(f"both bots failed to start: {faults[0][1]}; {faults[1][1]}")
+        if faults:
+            raise _SeatFault(*faults[0])
 
     async def _play(self) -> None:
         spec = self.spec
