@@ -1,5 +1,6 @@
 """Strength ladder of the sample bots, in-process: ``python benchmarks/strength.py
-[--games 40] [--move-time 0.2] [--size 5] [--seed 1] [--matches mcts-greedy,greedy-random,mcts-random]``.
+[--games 40] [--move-time 0.2] [--size 5] [--seed 1] [--playout light|random]
+[--matches mcts-greedy,greedy-random,mcts-random]``.
 
 Each match plays ``--games`` games between two bots with the pie rule: the bots take the
 first-player role (``choose_setup``) in turn, the other bot picks its colour
@@ -59,13 +60,13 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def make_bot(name: str, seed: int, move_time: float) -> Bot:
+def make_bot(name: str, seed: int, move_time: float, playout: str = "light") -> Bot:
     if name == "random":
         return RandomBot(seed=seed)
     if name == "greedy":
         return GreedyBot(seed=seed)
     if name == "mcts":
-        bot = MctsBot(seed=seed, move_time=move_time)
+        bot = MctsBot(seed=seed, move_time=move_time, playout=playout)
         bot.set_time_control(increment=0.0, stones=1)
         return bot
     raise ValueError(f"unknown bot {name!r}; one of {', '.join(BOT_NAMES)}")
@@ -88,12 +89,14 @@ def play_game(first: Bot, second: Bot, size: int, move_time: float) -> tuple[Pos
     return position, sides
 
 
-def play_match(a: str, b: str, games: int, size: int, move_time: float, seed: int, log: bool = True) -> MatchResult:
+def play_match(
+    a: str, b: str, games: int, size: int, move_time: float, seed: int, *, playout: str = "light", log: bool = True
+) -> MatchResult:
     """``games`` games of bot ``a`` against bot ``b``, alternating the first-player role."""
     result = MatchResult()
     for i in range(games):
-        bot_a = make_bot(a, seed * 1000 + 2 * i, move_time)
-        bot_b = make_bot(b, seed * 1000 + 2 * i + 1, move_time)
+        bot_a = make_bot(a, seed * 1000 + 2 * i, move_time, playout)
+        bot_b = make_bot(b, seed * 1000 + 2 * i + 1, move_time, playout)
         first, second = (bot_a, bot_b) if i % 2 == 0 else (bot_b, bot_a)
         final, sides = play_game(first, second, size, move_time)
         color_a = next(c for c, bot in sides.items() if bot is bot_a)
@@ -128,6 +131,7 @@ def main() -> None:
         "--matches", default="mcts-greedy,greedy-random,mcts-random",
         help="comma-separated A-B pairs (default mcts-greedy,greedy-random,mcts-random)",
     )
+    parser.add_argument("--playout", choices=("random", "light"), default="light", help="the MCTS bot's playouts")
     parser.add_argument("--quiet", action="store_true", help="no per-game lines")
     args = parser.parse_args()
     pairs = []
@@ -136,12 +140,18 @@ def main() -> None:
         if a not in BOT_NAMES or b not in BOT_NAMES:
             parser.error(f"bad match {item!r}: use A-B with A, B in {', '.join(BOT_NAMES)}")
         pairs.append((a, b))
-    print(f"size {args.size}, {args.games} games per match, {args.move_time} s per move, seed {args.seed}", flush=True)
+    print(
+        f"size {args.size}, {args.games} games per match, {args.move_time} s per move, seed {args.seed}, "
+        f"mcts playouts {args.playout}",
+        flush=True,
+    )
     summary = []
     for a, b in pairs:
         print(f"{a} vs {b}:", flush=True)
         start = time.perf_counter()
-        r = play_match(a, b, args.games, args.size, args.move_time, args.seed, log=not args.quiet)
+        r = play_match(
+            a, b, args.games, args.size, args.move_time, args.seed, playout=args.playout, log=not args.quiet
+        )
         lo, hi = wilson(r.score, r.games)
         line = (
             f"{a} vs {b}: {a} scores {100 * r.score:.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}%), "
