@@ -604,6 +604,19 @@ class BotProcess:
 
     # ------------------------------------------------------------------ closing
     @property
+    def started(self) -> bool:
+        """Whether :meth:`start` has spawned the program (it may have failed since)."""
+        return self._process is not None
+
+    @property
+    def reusable(self) -> bool:
+        """Healthy, running and idle: fit to play another game after ``new_game``."""
+        return (
+            self.started and self.healthy and self._fault is None and self._pending is None
+            and self._closed is None and self.returncode is None
+        )
+
+    @property
     def returncode(self) -> int | None:
         return None if self._process is None else self._process.returncode
 

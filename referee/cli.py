@@ -1,13 +1,15 @@
 """The ``vastuz`` command line.
 
-One function per subcommand (``cmd_match``, ``cmd_show``), each ``async`` and returning an
+One function per subcommand (``cmd_tournament``, ``cmd_report``, ``cmd_match``,
+``cmd_show``), each ``async`` and returning an
 exit code; :func:`main` parses the arguments and calls ``trio.run`` once. To add a
 subcommand: write ``add_<name>_parser(subparsers)`` that sets ``handler`` with
 ``set_defaults`` and an ``async def cmd_<name>(args) -> int``, and list it in
 :func:`build_parser`.
 
 Exit codes: 0 success; 1 the command ran but something failed (a void game, an unreadable
-record); 2 bad usage (argparse); 130 interrupted.
+record, a results folder that cannot be used); 2 bad usage or an invalid config; 130
+interrupted (Ctrl-C or SIGTERM; every finished game is kept).
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ import trio
 
 from referee.bot import DEFAULT_COMMAND_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, BotCommand
 from referee.config import DEFAULT_MARGIN, OpeningKind, TimeControl
-from referee.engine import MAX_SIZE, MIN_SIZE, Position, TurnError
+from referee.engine import MAX_SIZE, MIN_SIZE, Position
 from referee.match import RESULTS_FILE, MatchSpec, game_line, run_match
+from referee.errors import ConfigError, VastuzError
 from referee.records import GameRecord, iter_records
 
 EXIT_OK = 0
 EXIT_FAILED = 1
+EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
@@ -196,10 +200,98 @@ async def cmd_show(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"vastuz show: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    except (ValueError, TurnError) as exc:
+    except (ValueError, VastuzError) as exc:
         print(f"vastuz show: {args.record}: {exc}", file=sys.stderr)
         return EXIT_FAILED
     print(text)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------- tournament
+
+
+def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "tournament",
+        help="run (or resume) a tournament from a YAML config and print the leaderboard",
+        description=(
+            "Run the tournament a YAML config describes (see configs/README.md). Results go to "
+            "OUTPUT/results.jsonl as games finish; running the same command again resumes. "
+            "Ctrl-C stops cleanly and keeps every finished game."
+        ),
+    )
+    p.add_argument("config", type=Path, metavar="CONFIG", help="the tournament's YAML file")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only the final leaderboard")
+    p.add_argument(
+        "--standings-every", type=int, default=10, metavar="N",
+        help="print the standings every N games (0: only at the end; default 10)",
+    )
+    p.add_argument("--transcripts", action="store_true", help="log every protocol line of every game under OUTPUT/logs/")
+    p.add_argument("--check", action="store_true", help="validate the config, print the schedule size, play nothing")
+    p.set_defaults(handler=cmd_tournament)
+
+
+async def cmd_tournament(args: argparse.Namespace) -> int:
+    from referee.config import load_config
+    from referee.report import render
+    from referee.schedule import build_schedule
+    from referee.tournament import Tournament
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"vastuz tournament: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.check:
+        games = build_schedule(config)
+        print(f"{args.config}: valid; {len(config.bots)} bots, {len(games)} games, output {config.output}")
+        return EXIT_OK
+    tournament = Tournament(
+        config, quiet=args.quiet, standings_every=max(0, args.standings_every), transcripts=args.transcripts
+    )
+    try:
+        result = await tournament.run()
+    except VastuzError as exc:
+        print(f"vastuz tournament: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    assert result.standings is not None
+    title = f"{config.name}: {result.resumed + result.played} of {result.total} games"
+    print()
+    print(render(result.standings, "text", title=title).rstrip())
+    print(f"\nstandings: {result.folder / 'standings.md'}, {result.folder / 'standings.json'}")
+    if result.interrupted:
+        print(f"stopped after {result.resumed + result.played} of {result.total} games; run the same command to resume")
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if result.void else EXIT_OK
+
+
+# ---------------------------------------------------------------------------- report
+
+
+def add_report_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="rebuild the leaderboard of a results folder",
+        description="Rebuild the standings of a tournament (or match) folder from its results file alone.",
+    )
+    p.add_argument("folder", type=Path, metavar="OUTPUT", help="a tournament's output folder (or a match's)")
+    p.add_argument(
+        "--format", choices=("text", "markdown", "json", "csv"), default="text", help="output format (default text)"
+    )
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap samples for the intervals")
+    p.set_defaults(handler=cmd_report)
+
+
+async def cmd_report(args: argparse.Namespace) -> int:
+    from referee.report import render
+    from referee.tournament import load_standings
+
+    try:
+        st, title = await trio.to_thread.run_sync(lambda: load_standings(args.folder, bootstrap=max(0, args.bootstrap)))
+    except (VastuzError, OSError) as exc:
+        print(f"vastuz report: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    sys.stdout.write(render(st, args.format, title=title))
     return EXIT_OK
 
 
@@ -209,6 +301,8 @@ async def cmd_show(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vastuz", description="Vastuz arena: bot-vs-bot games and tournaments.")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_tournament_parser(subparsers)
+    add_report_parser(subparsers)
     add_match_parser(subparsers)
     add_show_parser(subparsers)
     return parser

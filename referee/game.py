@@ -172,6 +172,8 @@ class _Game:
         failures: list[BaseException | None] = [None, None]
 
         async def start(seat: int) -> None:
+            if self.bots[seat].started:  # a bot kept from an earlier game
+                return
             try:
                 await self.bots[seat].start(nursery)
             except (BotFault, BotStartError) as exc:
@@ -388,11 +390,15 @@ class _Game:
 # -------------------------------------------------------------------------- public API
 
 
-async def play_game(first: BotProcess, second: BotProcess, spec: GameSpec) -> GameRecord:
-    """Play one game between two started bots (``first`` makes the pie setup, or plays
-    Black). Sends ``boardsize`` and ``clear_board`` first, so bots can be reused. Never
-    raises for anything a bot does; the caller still owns and closes the bots."""
-    return await _Game((first, second), spec).run()
+async def play_game(
+    first: BotProcess, second: BotProcess, spec: GameSpec, *, start_in: trio.Nursery | None = None
+) -> GameRecord:
+    """Play one game (``first`` makes the pie setup, or plays Black). Sends ``boardsize``
+    and ``clear_board`` first, so bots can be reused from game to game. With ``start_in``,
+    a bot not started yet is started there (its handshake is part of the game: failing it
+    loses, a program that cannot run voids); without, both must be started already.
+    Never raises for anything a bot does; the caller still owns and closes the bots."""
+    return await _Game((first, second), spec).run(start_in=start_in)
 
 
 async def run_game(

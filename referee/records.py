@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import enum
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.engine import Color
+from referee.results import ResultsFile
 
 SCHEMA_VERSION = 1
 
@@ -311,26 +311,16 @@ def _turn_from_dict(data: dict[str, Any]) -> TurnEntry:
 
 
 def append_record(path: Path, record: GameRecord) -> None:
-    """Append ``record`` as one line and make it durable before returning (flush + fsync),
-    so a crash of the referee right after a game never loses that game."""
-    line = record.to_json() + "\n"
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(line)
-        f.flush()
-        os.fsync(f.fileno())
+    """Append ``record`` as one line and make it durable before returning (see
+    :class:`referee.results.ResultsFile`), so a crash right after a game never loses it."""
+    ResultsFile(path).append(record.to_dict())
 
 
 def iter_records(path: Path) -> Iterator[GameRecord]:
-    """The records of a ``games.jsonl`` file in order. A torn last line (the referee was
-    killed mid-write) is skipped; a bad line elsewhere raises ``ValueError`` with its number."""
-    with open(path, encoding="utf-8") as f:
-        lines = f.readlines()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    """The records of a ``games.jsonl``/``results.jsonl`` file in order. A torn last line
+    (the referee was killed mid-write) is skipped; damage elsewhere raises with its line."""
+    for number, data in enumerate(ResultsFile(path).load().records, start=1):
         try:
-            yield GameRecord.from_json(line)
+            yield GameRecord.from_dict(data)
         except ValueError as exc:
-            if number == len(lines) and not line.endswith("\n"):
-                return
-            raise ValueError(f"{path}:{number}: {exc}") from None
+            raise ValueError(f"{path}: record {number}: {exc}") from None

@@ -1,0 +1,495 @@
+"""Run a tournament: the schedule, concurrently, with durable and resumable results.
+
+The pieces, each elsewhere: :mod:`referee.config` validates the YAML, :mod:`referee.schedule`
+lists the games, :mod:`referee.game` plays one, :mod:`referee.results` keeps the results file,
+:mod:`referee.report` ranks the bots. This module only runs the list:
+
+* ``concurrency`` workers take games in schedule order (so the two games of an opening
+  pair start together), each inside the one nursery of the run;
+* bot processes are kept in a :class:`BotPool` and reused for the bot's next game while
+  they are healthy (``boardsize`` + ``clear_board`` reset them); any fault retires the
+  process and the next game starts a fresh one;
+* each finished game is appended to ``OUTPUT/results.jsonl`` and synced to disk before the
+  next line of output, in a worker thread so no bot's clock is charged for our disk;
+* running the same config again resumes: games already in the file are not played again.
+  ``OUTPUT/tournament.json`` holds the config's fingerprint, and a config that would mix
+  incompatible results (other commands, board size, clock, openings) is refused;
+* the first Ctrl-C or SIGTERM abandons the running games (they are not recorded), closes
+  every bot and writes the standings of what was played; a second one kills the bots at
+  once. A SIGKILL loses at most the games in flight: the results file is repaired on resume.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import trio
+
+from .bot import BotCommand, BotProcess
+from .config import OpeningKind, TournamentConfig
+from .errors import ResultsError
+from .game import GameSpec, play_game
+from .records import GameRecord, Termination
+from .report import Standings, render, standings
+from .results import FolderLock, ResultsFile
+from .schedule import ScheduledGame, build_schedule
+
+RESULTS = "results.jsonl"
+MANIFEST = "tournament.json"
+LOGS = "logs"
+MANIFEST_FORMAT = 1
+
+
+# ------------------------------------------------------------------------ the output folder
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _differences(old: Any, new: Any, path: str = "") -> list[str]:
+    """Human-readable paths where two fingerprints differ."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for key in sorted(set(old) | set(new), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in old:
+                out.append(f"{sub}: added")
+            elif key not in new:
+                out.append(f"{sub}: removed")
+            else:
+                out.extend(_differences(old[key], new[key], sub))
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        out = []
+        for i, (a, b) in enumerate(zip(old, new)):
+            out.extend(_differences(a, b, f"{path}[{i}]"))
+        return out
+    if old != new:
+        return [f"{path}: was {json.dumps(old)}, now {json.dumps(new)}"]
+    return []
+
+
+def check_manifest(config: TournamentConfig, folder: Path) -> dict[str, Any]:
+    """Create ``tournament.json`` or check that this config may add to the folder's results."""
+    path = folder / MANIFEST
+    fingerprint = config.fingerprint()
+    if path.exists():
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+            old = manifest["fingerprint"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ResultsError(f"{path}: not a tournament manifest ({exc})") from None
+        diffs = _differences(old, json.loads(json.dumps(fingerprint)))
+        if diffs:
+            shown = "\n  ".join(diffs[:12]) + ("\n  ..." if len(diffs) > 12 else "")
+            raise ResultsError(
+                f"{folder} holds results of a different tournament; the games would not be comparable:\n  "
+                f"{shown}\nUse another output folder (the `output` key), or restore the config."
+            )
+        manifest.update(_manifest_view(config))
+    else:
+        manifest = {"format": MANIFEST_FORMAT, "created": _now(), "fingerprint": fingerprint, **_manifest_view(config)}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return manifest
+
+
+def _manifest_view(config: TournamentConfig) -> dict[str, Any]:
+    """What ``vastuz report`` needs besides the results (may change between resumes)."""
+    return {
+        "name": config.name,
+        "config": str(config.source),
+        "bots": list(config.bot_names),
+        "elo": {"anchor": config.elo.anchor, "anchor_rating": config.elo.anchor_rating},
+    }
+
+
+def latest_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per schedule slot: the first non-void one, else the last void one.
+
+    A void game (the referee could not run it) is retried on resume; its record stays in
+    the file as history but does not hide the replay.
+    """
+    best: dict[str, dict[str, Any]] = {}
+    order: list[str] = []
+    for r in records:
+        slot = (r.get("tournament") or {}).get("slot") or r.get("game_id", "")
+        if slot not in best:
+            order.append(slot)
+            best[slot] = r
+        elif best[slot].get("termination") == "void":
+            best[slot] = r
+    return [best[s] for s in order]
+
+
+def is_done(record: dict[str, Any]) -> bool:
+    return record.get("termination") != Termination.VOID.value
+
+
+def write_standings(folder: Path, st: Standings, title: str) -> None:
+    """``standings.md`` and ``standings.json``, each replaced atomically."""
+    for name, text in (("standings.md", render(st, "markdown", title=title)), ("standings.json", render(st, "json"))):
+        tmp = folder / (name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, folder / name)
+
+
+# ------------------------------------------------------------------------------ bot pool
+class BotPool:
+    """Bot processes by bot name: idle ones waiting for their next game, and all live ones.
+
+    Every process is started in ``nursery`` (its reader and stderr tasks live there) and
+    is closed by :meth:`release` or :meth:`aclose` before that nursery ends.
+    """
+
+    def __init__(self, config: TournamentConfig, nursery: trio.Nursery, log_dir: Path, transcripts: bool) -> None:
+        self.config = config
+        self.nursery = nursery
+        self.log_dir = log_dir
+        self.transcripts = transcripts
+        self.idle: dict[str, list[BotProcess]] = {name: [] for name in config.bot_names}
+        self.live: set[BotProcess] = set()
+        self.started = 0
+
+    def take(self, name: str, game_id: str, seat: int) -> BotProcess:
+        """An idle healthy process of bot ``name`` or a new (not yet started) one, logging
+        to this game's files."""
+        stem = f"{game_id}-{seat}-{name}"
+        stderr_log = self.log_dir / f"{stem}.stderr.log"
+        transcript = self.log_dir / f"{stem}.transcript.log" if self.transcripts else None
+        while self.idle[name]:
+            bot = self.idle[name].pop()
+            if bot.reusable:
+                bot.set_logs(stderr_log, transcript)
+                return bot
+            self.nursery.start_soon(self._close, bot)
+        spec = self.config.bot(name)
+        bot = BotCommand(spec.command, name, spec.cwd, dict(spec.env)).process(
+            stderr_log=stderr_log, transcript=transcript
+        )
+        self.live.add(bot)
+        self.started += 1
+        return bot
+
+    async def release(self, bot: BotProcess, keep: bool) -> None:
+        """After a game: keep a healthy process for the next game, or close it."""
+        if keep and bot.reusable:
+            bot.set_logs(None, None)
+            self.idle[bot.label].append(bot)
+        else:
+            await self._close(bot)
+
+    async def _close(self, bot: BotProcess) -> None:
+        try:
+            await bot.aclose()
+        finally:
+            self.live.discard(bot)
+
+    async def aclose(self) -> None:
+        """Close every process, idle or not, concurrently (shielded)."""
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as closer:
+                for bot in list(self.live):
+                    closer.start_soon(self._close, bot)
+            for name in self.idle:
+                self.idle[name].clear()
+
+    def kill_all(self) -> None:
+        """SIGKILL every live process group now (the second Ctrl-C)."""
+        for bot in list(self.live):
+            if bot.pid is not None and bot.returncode is None:
+                try:
+                    os.killpg(bot.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+
+# ------------------------------------------------------------------------------ the run
+@dataclass
+class Progress:
+    """Counts for the live output."""
+
+    total: int
+    resumed: int
+    played: int = 0
+    void: int = 0
+    started_at: float = field(default_factory=time.monotonic)
+
+    @property
+    def done(self) -> int:
+        return self.resumed + self.played
+
+    def eta(self) -> str:
+        if not self.played:
+            return "?"
+        per_game = (time.monotonic() - self.started_at) / self.played
+        return _clock(per_game * (self.total - self.done))
+
+    def elapsed(self) -> str:
+        return _clock(time.monotonic() - self.started_at)
+
+
+def _clock(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+@dataclass
+class TournamentResult:
+    """What a run did: games played now and in total, whether it was stopped, the standings."""
+
+    total: int
+    played: int
+    resumed: int
+    void: int
+    interrupted: bool
+    standings: Standings | None
+    folder: Path
+
+
+def game_line(game: ScheduledGame, record: GameRecord) -> str:
+    """One line per finished game: the pairing with colours, result, how, turns, time."""
+    black = record.label_of(record.black)
+    white = record.label_of(record.white)
+    how = record.termination.value
+    if record.termination is not Termination.SCORE:
+        reason = record.reason if len(record.reason) <= 100 else record.reason[:97] + "..."
+        how += f": {reason}"
+    return (
+        f"{game.slot}: {black} (B) - {white} (W)  {record.result:<6} {how}; "
+        f"{len(record.turns)} turns, {record.wall_seconds:.1f} s"
+    )
+
+
+class Tournament:
+    """One run of a config: plays the missing games, reports as it goes."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        *,
+        out: TextIO = sys.stdout,
+        quiet: bool = False,
+        standings_every: int = 10,
+        transcripts: bool = False,
+        bootstrap: int = 1000,
+    ) -> None:
+        self.config = config
+        self.folder = config.output
+        self.out = out
+        self.quiet = quiet
+        self.standings_every = standings_every
+        self.transcripts = transcripts
+        self.bootstrap = bootstrap
+        self.results = ResultsFile(self.folder / RESULTS)
+        self.records: list[dict[str, Any]] = []
+        self.stopping = False
+        self.signals_seen = 0
+        self.pool: BotPool | None = None
+
+    # -- output ----------------------------------------------------------------------------
+    def say(self, text: str, *, always: bool = False) -> None:
+        if always or not self.quiet:
+            print(text, file=self.out, flush=True)
+
+    def standings(self, bootstrap: int | None = None) -> Standings:
+        return standings(
+            latest_records(self.records),
+            self.config.bot_names,
+            anchor=self.config.elo.anchor,
+            anchor_rating=self.config.elo.anchor_rating,
+            bootstrap=self.bootstrap if bootstrap is None else bootstrap,
+        )
+
+    # -- the run -----------------------------------------------------------------------------
+    async def run(self) -> TournamentResult:
+        config = self.config
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with FolderLock(self.folder):
+            check_manifest(config, self.folder)
+            loaded = self.results.repair()
+            if loaded.torn_tail:
+                self.say(
+                    f"note: dropped a torn last line of {self.results.path} ({len(loaded.torn_tail)} bytes): "
+                    "the game in flight when the previous run was killed; it will be replayed",
+                    always=True,
+                )
+            self.records = loaded.records
+            schedule = build_schedule(config)
+            done = {
+                (r.get("tournament") or {}).get("slot") for r in latest_records(self.records) if is_done(r)
+            }
+            pending = [g for g in schedule if g.slot not in done]
+            progress = Progress(total=len(schedule), resumed=len(schedule) - len(pending))
+            self._header(progress)
+            (self.folder / LOGS).mkdir(exist_ok=True)
+            if pending:
+                await self._play(pending, progress)
+            st = await trio.to_thread.run_sync(self.standings)
+            write_standings(self.folder, st, f"{config.name}: standings")
+        interrupted = self.stopping
+        return TournamentResult(
+            total=progress.total, played=progress.played, resumed=progress.resumed, void=progress.void,
+            interrupted=interrupted, standings=st, folder=self.folder,
+        )
+
+    def _header(self, progress: Progress) -> None:
+        c = self.config
+        tc = c.time_control
+        clock = f"{tc.per_move:g} s per move" if tc.per_move is not None else f"{tc.main:g} s + {tc.increment:g} s per move"
+        self.say(
+            f"tournament {c.name}: {len(c.bots)} bots, board {c.board_size}, opening {c.opening.kind.value}, "
+            f"{clock}, {progress.total} games, concurrency {c.concurrency}"
+        )
+        self.say(f"results: {self.results.path}")
+        if progress.resumed:
+            self.say(f"resuming: {progress.resumed} of {progress.total} games already played")
+
+    async def _play(self, pending: list[ScheduledGame], progress: Progress) -> None:
+        games = iter(pending)
+        async with trio.open_nursery() as bots_nursery:
+            pool = self.pool = BotPool(self.config, bots_nursery, self.folder / LOGS, self.transcripts)
+            try:
+                async with trio.open_nursery() as run_nursery:
+                    run_nursery.start_soon(self._watch_signals, run_nursery.cancel_scope)
+                    async with trio.open_nursery() as workers:
+                        for _ in range(min(self.config.concurrency, len(pending))):
+                            workers.start_soon(self._worker, games, progress)
+                    run_nursery.cancel_scope.cancel()  # all games played: stop the watcher
+            finally:
+                await pool.aclose()
+
+    async def _watch_signals(self, scope: trio.CancelScope) -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for signum in signals:
+                self.signals_seen += 1
+                name = signal.Signals(signum).name
+                if self.signals_seen == 1:
+                    self.stopping = True
+                    self.say(
+                        f"\n{name}: stopping; games in progress are abandoned (not recorded), finished games "
+                        "are kept. Run the same command again to resume. Again to kill the bots at once.",
+                        always=True,
+                    )
+                    scope.cancel()
+                elif self.signals_seen == 2:
+                    self.say(f"{name}: killing every bot now", always=True)
+                    if self.pool is not None:
+                        self.pool.kill_all()
+                else:
+                    os._exit(130)
+
+    async def _worker(self, games: Any, progress: Progress) -> None:
+        for game in games:
+            record = await self._play_one(game)
+            data = record.to_dict()
+            data["tournament"] = {
+                "name": self.config.name,
+                "slot": game.slot,
+                "index": game.index,
+                "round": game.round,
+                "pair_key": game.pair_key,
+                "opening": None if game.opening is None else game.opening.label,
+            }
+            # Shielded: once a game has finished, its record is written whatever happens.
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(self.results.append, data)
+            self.records.append(data)
+            progress.played += 1
+            if record.termination is Termination.VOID:
+                progress.void += 1
+            self._report(game, record, progress)
+            await self._maybe_standings(progress)
+
+    async def _play_one(self, game: ScheduledGame) -> GameRecord:
+        assert self.pool is not None
+        c = self.config
+        spec = GameSpec(
+            size=c.board_size,
+            opening=game.mode,
+            setup=game.opening if game.mode in (OpeningKind.BOOK, OpeningKind.RANDOM) else None,
+            time_control=c.time_control,
+            game_id=game.slot,
+        )
+        first = self.pool.take(game.first, game.slot, 0)
+        second = self.pool.take(game.second, game.slot, 1)
+        record: GameRecord | None = None
+        try:
+            record = await play_game(first, second, spec, start_in=self.pool.nursery)
+            return record
+        finally:
+            with trio.CancelScope(shield=True):
+                faulty = record.fault.seat if record is not None and record.fault is not None else None
+                keep = record is not None and record.termination is not Termination.VOID
+                for seat, bot in ((0, first), (1, second)):
+                    await self.pool.release(bot, keep and seat != faulty)
+
+    def _report(self, game: ScheduledGame, record: GameRecord, progress: Progress) -> None:
+        self.say(f"[{progress.done:>{len(str(progress.total))}}/{progress.total}] {game_line(game, record)}")
+        if progress.done < progress.total:
+            self.say(f"    progress: {progress.done}/{progress.total} games, elapsed {progress.elapsed()}, ETA {progress.eta()}")
+
+    async def _maybe_standings(self, progress: Progress) -> None:
+        if self.quiet or not self.standings_every or progress.played % self.standings_every or progress.done >= progress.total:
+            return
+        # Fewer bootstrap samples and a worker thread: a look at the table must not delay
+        # the games in flight (their bots' clocks are running).
+        st = await trio.to_thread.run_sync(self.standings, 200)
+        self.say("\n" + render(st, "text", title=f"standings after {progress.done} games").rstrip() + "\n")
+
+
+async def run_tournament(config: TournamentConfig, **options: Any) -> TournamentResult:
+    """Play (or resume) ``config``'s tournament; see :class:`Tournament` for the options."""
+    return await Tournament(config, **options).run()
+
+
+def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, str]:
+    """Standings of a results folder from its files alone (``vastuz report``): a
+    tournament folder (``results.jsonl`` + ``tournament.json``) or a match (``games.jsonl``)."""
+    folder = Path(folder)
+    manifest_path = folder / MANIFEST
+    bots: list[str] | None = None
+    anchor = None
+    anchor_rating = 0.0
+    title = folder.name
+    if manifest_path.exists():
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+            bots = list(manifest["bots"])
+            anchor = manifest.get("elo", {}).get("anchor")
+            anchor_rating = float(manifest.get("elo", {}).get("anchor_rating") or 0.0)
+            title = f"{manifest.get('name', title)}: standings"
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ResultsError(f"{manifest_path}: not a tournament manifest ({exc})") from None
+    for name in (RESULTS, "games.jsonl"):
+        path = folder / name
+        if path.exists():
+            break
+    else:
+        if not folder.is_dir():
+            raise ResultsError(f"{folder}: no such folder")
+        raise ResultsError(f"{folder}: no results here (expected {RESULTS} or games.jsonl)")
+    records = latest_records(ResultsFile(path).load().records)
+    st = standings(records, bots, anchor=anchor, anchor_rating=anchor_rating, bootstrap=bootstrap)
+    return st, title
+
+
+__all__ = [
+    "BotPool",
+    "Tournament",
+    "TournamentResult",
+    "check_manifest",
+    "latest_records",
+    "load_standings",
+    "run_tournament",
+    "write_standings",
+]
+

@@ -1,0 +1,284 @@
+"""Tournaments end to end: faulty bots, durable results, resume after a kill, Ctrl-C."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import trio
+import yaml
+
+from referee.config import load_config
+from referee.errors import ResultsError
+from referee.results import ResultsFile
+from referee.schedule import build_schedule
+from referee.tournament import Tournament
+
+FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bot(name, *args, marker):
+    return {
+        "name": name,
+        "command": [sys.executable, str(FAKEBOT), *args],
+        "cwd": str(ROOT),
+        "env": {"VASTUZ_TEST_MARKER": marker},
+    }
+
+
+def write_config(tmp_path, bots, **overrides):
+    data = {
+        "name": "t",
+        "board_size": 3,
+        "opening": "pie",
+        "time_control": {"per_move": 0.5, "margin": 0.3},
+        "schedule": {"kind": "round_robin", "games_per_pair": 2},
+        "concurrency": 2,
+        "output": str(tmp_path / "out"),
+        "bots": bots,
+    }
+    data.update(overrides)
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def processes_with(marker: str) -> list[int]:
+    """Live (non-zombie) processes whose environment carries ``marker``."""
+    found = []
+    needle = f"VASTUZ_TEST_MARKER={marker}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                env = f.read()
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if needle in env.split(b"\0") and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def wait_until_gone(marker: str, seconds: float = 10) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while (left := processes_with(marker)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+@pytest.fixture
+def marker():
+    m = uuid.uuid4().hex
+    yield m
+    for pid in processes_with(m):  # never leave a stray bot behind, even when a test fails
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def records(folder: Path) -> list[dict]:
+    return ResultsFile(folder / "results.jsonl").load().records
+
+
+def slots(recs):
+    return [r["tournament"]["slot"] for r in recs]
+
+
+async def test_faulty_bots_lose_their_games_and_healthy_ones_are_unaffected(tmp_path, marker):
+    bots = [
+        bot("good1", "--seed", "1", marker=marker),
+        bot("good2", "--seed", "2", marker=marker),
+        bot("crasher", "--fault", "crash", "--after", "1", marker=marker),
+        bot("hanger", "--fault", "hang", "--after", "1", marker=marker),
+        bot("garbage", "--fault", "garbage", "--after", "1", marker=marker),
+    ]
+    config = load_config(write_config(tmp_path, bots, time_control={"per_move": 0.3, "margin": 0.2}))
+    out = io.StringIO()
+    with trio.fail_after(120):
+        result = await Tournament(config, out=out, standings_every=5, bootstrap=100).run()
+    assert not result.interrupted and result.played == result.total == 20
+    recs = records(config.output)
+    assert sorted(slots(recs)) == sorted(g.slot for g in build_schedule(config))
+    kinds = {"crasher": "crash", "hanger": "time", "garbage": "protocol"}
+    for r in recs:
+        labels = [b["label"] for b in r["bots"]]
+        faulty = [x for x in labels if x in kinds]
+        if not faulty:
+            assert r["termination"] == "score" and r["score"] is not None
+            continue
+        if len(faulty) == 2:  # two faulty bots: whoever failed first lost
+            assert r["termination"] in {kinds[faulty[0]], kinds[faulty[1]]}
+            continue
+        loser_seat = labels.index(faulty[0])
+        # A faulty bot may win a game that ends before its fault fires (--after 1), but
+        # never loses by anything other than its own fault, and never causes a void.
+        assert r["termination"] != "void"
+        if r["winner"] == 1 - loser_seat:
+            assert r["termination"] in ("score", kinds[faulty[0]])
+        if r["termination"] != "score":
+            assert r["fault"]["seat"] == loser_seat and r["winner"] == 1 - loser_seat
+    standings = json.loads((config.output / "standings.json").read_text())
+    by = {s["name"]: s for s in standings}
+    assert by["crasher"]["failures"]["crash"] > 0
+    assert by["hanger"]["failures"]["time"] > 0
+    assert by["garbage"]["failures"]["protocol"] > 0
+    assert by["good1"]["failures"] == by["good2"]["failures"] == {k: 0 for k in by["good1"]["failures"]}
+    text = out.getvalue()
+    assert "[20/20]" in text and "standings after 5 games" in text
+    assert (config.output / "standings.md").read_text().startswith("# t: standings")
+    assert wait_until_gone(marker) == []
+
+
+async def test_a_complete_run_resumes_to_nothing_and_extra_rounds_only_add(tmp_path, marker):
+    bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(3)]
+    path = write_config(tmp_path, bots)
+    config = load_config(path)
+    with trio.fail_after(60):
+        first = await Tournament(config, out=io.StringIO()).run()
+    assert first.played == 6
+    before = (config.output / "results.jsonl").read_bytes()
+    with trio.fail_after(60):
+        again = await Tournament(config, out=io.StringIO()).run()
+    assert again.played == 0 and again.resumed == 6
+    assert (config.output / "results.jsonl").read_bytes() == before
+    more = load_config(write_config(tmp_path, bots, schedule={"kind": "round_robin", "games_per_pair": 2, "rounds": 2}))
+    with trio.fail_after(60):
+        extended = await Tournament(more, out=io.StringIO()).run()
+    assert extended.resumed == 6 and extended.played == 6
+    recs = records(config.output)
+    assert len(set(slots(recs))) == len(recs) == 12
+    assert (config.output / "results.jsonl").read_bytes().startswith(before)
+
+
+async def test_a_changed_config_is_refused_with_what_changed(tmp_path, marker):
+    bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(2)]
+    config = load_config(write_config(tmp_path, bots))
+    with trio.fail_after(60):
+        await Tournament(config, out=io.StringIO()).run()
+    changed = load_config(write_config(tmp_path, bots, board_size=4))
+    with pytest.raises(ResultsError) as info:
+        await Tournament(changed, out=io.StringIO()).run()
+    assert "holds results of a different tournament" in str(info.value)
+    assert "board_size: was 3, now 4" in str(info.value)
+    bots[1]["command"] = bots[1]["command"] + ["--seed", "9"]
+    changed = load_config(write_config(tmp_path, bots))
+    with pytest.raises(ResultsError, match=r"bots\[1\]\.command"):
+        await Tournament(changed, out=io.StringIO()).run()
+
+
+def vastuz(*args, **kwargs):
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", *args],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs,
+    )
+
+
+def wait_for_records(folder: Path, n: int, proc: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    path = folder / "results.jsonl"
+    while not (path.exists() and len(ResultsFile(path).load().records) >= n):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the tournament made no progress"
+        time.sleep(0.05)
+
+
+def slow_bots(marker, n=3):
+    # Every genmove waits 30 ms, so games last a second or so and some are always in flight.
+    return [bot(f"s{i}", "--seed", str(i), "--fault", "slow", "--delay", "0.03", marker=marker) for i in range(n)]
+
+
+def test_resume_after_a_kill_plays_only_the_missing_games(tmp_path, marker):
+    path = write_config(tmp_path, slow_bots(marker), board_size=4, schedule={"kind": "round_robin", "games_per_pair": 4})
+    config = load_config(path)
+    total = len(build_schedule(config))
+    proc = vastuz("tournament", str(path))
+    try:
+        wait_for_records(config.output, 3, proc)
+    finally:
+        proc.kill()  # SIGKILL: no cleanup at all
+        proc.communicate()
+    kept = records(config.output)
+    assert 3 <= len(kept) < total
+    assert wait_until_gone(marker) == []  # orphaned bots see EOF on stdin and leave
+    proc = vastuz("tournament", str(path), "--quiet")
+    stdout, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 0, stderr
+    final = records(config.output)
+    assert final[: len(kept)] == kept  # nothing written before was touched
+    assert len(final) == total and len(set(slots(final))) == total  # nothing played twice
+    assert f"{total} of {total} games" in stdout
+
+
+def test_ctrl_c_stops_promptly_keeps_finished_games_and_leaves_no_process(tmp_path, marker):
+    path = write_config(tmp_path, slow_bots(marker, 4), board_size=4)
+    config = load_config(path)
+    total = len(build_schedule(config))
+    proc = vastuz("tournament", str(path))
+    try:
+        wait_for_records(config.output, 2, proc)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "SIGINT: stopping" in stdout and "run the same command to resume" in stdout
+    assert wait_until_gone(marker, 5) == []
+    kept = records(config.output)
+    assert 2 <= len(kept) < total
+    assert json.loads((config.output / "standings.json").read_text())  # standings of what was played
+    # SIGTERM behaves the same, and the run can be finished afterwards
+    proc = vastuz("tournament", str(path), "--quiet")
+    try:
+        wait_for_records(config.output, len(kept) + 1, proc)
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert wait_until_gone(marker, 5) == []
+    proc = vastuz("tournament", str(path), "--quiet")
+    proc.communicate(timeout=180)
+    assert proc.returncode == 0
+    final = records(config.output)
+    assert len(final) == total and len(set(slots(final))) == total
+
+
+def test_cli_config_errors_and_report(tmp_path, marker):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"name": "x", "time_control": {"per_move": 1}, "bots": [{"name": "a", "command": "nope-no-such-program"}, {"name": "b", "command": "true"}]}))
+    proc = vastuz("tournament", str(bad))
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 2
+    assert f"{bad}: bots[0].command: program 'nope-no-such-program' not found" in stderr
+    # a real run, then `vastuz report` rebuilds the same standings from the results file alone
+    path = write_config(tmp_path, [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(3)])
+    proc = vastuz("tournament", str(path), "--standings-every", "0")
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    assert "6 games rated" in stdout and "Crosstable" in stdout
+    out = tmp_path / "out"
+    proc = vastuz("report", str(out), "--format", "json")
+    stdout, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0
+    assert json.loads(stdout) == json.loads((out / "standings.json").read_text())
+    proc = vastuz("report", str(out), "--format", "csv")
+    stdout, _ = proc.communicate(timeout=60)
+    assert stdout.splitlines()[0].startswith("rank,name,elo") and len(stdout.splitlines()) == 4
+    proc = vastuz("report", str(tmp_path / "nothing-here"))
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "no such folder" in stderr
