@@ -78,6 +78,9 @@ class Standings:
     games: int
     void: int
     warnings: list[str] = field(default_factory=list)
+    # Per bot: the referee's own mean time per request (µs), outside the bot's clock, and
+    # the number of requests it is averaged over.
+    overhead: dict[str, tuple[float, int]] = field(default_factory=dict)
 
 
 def _finite(x: float) -> float | None:
@@ -117,7 +120,15 @@ def standings(
     failures = {n: dict.fromkeys(FAILURE_KINDS, 0) for n in names}
     cross: dict[str, dict[str, tuple[float, int]]] = {n: {} for n in names}
     void = 0
+    overhead_sum: dict[str, float] = {}
+    overhead_n: dict[str, int] = {}
     for r in records:
+        for b in r["bots"]:
+            stats = b.get("stats") or {}
+            n = int(stats.get("requests") or 0)
+            if n:
+                overhead_sum[b["label"]] = overhead_sum.get(b["label"], 0.0) + float(stats.get("overhead_us") or 0.0) * n
+                overhead_n[b["label"]] = overhead_n.get(b["label"], 0) + n
         g = game_result(r)
         if g is None:
             void += 1
@@ -161,7 +172,8 @@ def standings(
                 p = pentanomial(results, a, b)
                 if p is not None:
                     pairs.append(p)
-    return Standings(lines, cross, pairs, len(records), void, list(ratings.warnings))
+    overhead = {name: (overhead_sum[name] / overhead_n[name], overhead_n[name]) for name in overhead_n}
+    return Standings(lines, cross, pairs, len(records), void, list(ratings.warnings), overhead)
 
 
 # ------------------------------------------------------------------------------ rendering
@@ -245,6 +257,10 @@ def render_text(st: Standings, *, title: str = "", markdown: bool = False) -> st
         out.append("")
         h, rows = pair_rows(st)
         out.append(tabulate(rows, headers=h, tablefmt=fmt, disable_numparse=True))
+    if st.overhead:
+        out.append("")
+        parts = [f"{name} {us:.0f} µs" for name, (us, _) in sorted(st.overhead.items())]
+        out.append("referee overhead per request (outside the bots' clocks): " + ", ".join(parts))
     if st.warnings:
         out.append("")
         out.extend(f"warning: {w}" for w in st.warnings)

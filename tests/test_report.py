@@ -79,3 +79,13 @@ def test_a_perfect_score_and_no_games_do_not_break_the_tables():
     text = render(st, "text")
     assert "warning:" in text
     json.loads(render(st, "json"))  # infinite values never reach the JSON
+
+
+def test_referee_overhead_is_averaged_per_bot_over_requests():
+    records = [rec("a", "b", 0), rec("b", "a", 1)]
+    records[0]["bots"][0]["stats"] = {"requests": 10, "overhead_us": 50.0}
+    records[0]["bots"][1]["stats"] = {"requests": 10, "overhead_us": 70.0}
+    records[1]["bots"][1]["stats"] = {"requests": 30, "overhead_us": 90.0}
+    st = standings(records, ["a", "b"], bootstrap=0)
+    assert st.overhead["a"] == (80.0, 40) and st.overhead["b"] == (70.0, 10)
+    assert "referee overhead per request (outside the bots' clocks): a 80 µs, b 70 µs" in render(st, "text")
