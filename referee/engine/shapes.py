@@ -30,24 +30,11 @@ def _images(cells: list[tuple[int, int]]) -> Iterable[list[tuple[int, int]]]:
         cur = [(q - r, q) for q, r in cur]
 
 
-def canonical(cells: Iterable[tuple[int, int]]) -> Cells:
-    """The canonical form of a set of ``(q, r)`` cells (equal iff same free shape)."""
-    base = list(cells)
+def canonical(cells: Iterable[tuple[int, int]], *, reflections: bool = True) -> Cells:
+    """The canonical form of a set of ``(q, r)`` cells: equal iff the same free shape
+    (``reflections=False``: up to rotations and translations only)."""
     best: Cells | None = None
-    for img in _images(base):
-        mq = min(q for q, _ in img)
-        mr = min(r for _, r in img)
-        form = tuple(sorted((q - mq, r - mr) for q, r in img))
-        if best is None or form < best:
-            best = form
-    return best if best is not None else ()
-
-
-def canonical_fixed(cells: Iterable[tuple[int, int]], *, reflections: bool = True) -> Cells:
-    """Canonical form up to rotations only (``reflections=False``) or the full group."""
-    base = list(cells)
-    best: Cells | None = None
-    for i, img in enumerate(_images(base)):
+    for i, img in enumerate(_images(list(cells))):
         if not reflections and i % 2:
             continue
         mq = min(q for q, _ in img)
