@@ -54,6 +54,7 @@ class Bot(abc.ABC):
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = random.Random(seed)
+        self.time_settings: tuple[float, float, int] | None = None
 
     @abc.abstractmethod
     def choose_turn(self, position: Position, time_left: float | None) -> str:
@@ -78,6 +79,13 @@ class Bot(abc.ABC):
 
     def on_new_game(self) -> None:
         """Called on every ``clear_board``: reset per-game state here."""
+
+    def on_time_settings(self, main: float, byo: float, stones: int) -> None:
+        """Called on ``time_settings MAIN BYO STONES``; the default keeps the three numbers
+        in ``self.time_settings``. The referee sends ``0 LIMIT 1`` for a per-move limit
+        (so ``gensetup`` and ``choose_color`` also have LIMIT seconds) and ``MAIN INC 0``
+        for a Fischer clock (MAIN seconds, plus INC after every decision)."""
+        self.time_settings = (main, byo, stones)
 
 
 class _Refusal(Exception):
@@ -260,6 +268,7 @@ class BotSession:
     def _time_settings(self, args: tuple[str, ...]) -> str:
         main, byo = _seconds(args[0]), _seconds(args[1])
         self.time_settings = (main, byo, _stones(args[2]))
+        self.bot.on_time_settings(*self.time_settings)
         return ""
 
     def _time_left(self, args: tuple[str, ...]) -> str:

@@ -27,11 +27,13 @@ Design, and why:
   A playout's value is the win (1, draw 0.5, loss 0) plus a small term for the final
   margin, so among won lines the search prefers the clearer ones.
 - **Time.** :func:`sample_bots.evaluate.move_budget` turns the referee's ``time_left`` into
-  a budget. The SDK passes ``time_left`` but not GTP's stones count, which is what tells a
-  per-move limit from a running clock; :meth:`MctsBot.set_time_control` takes it when the
-  host knows it (the in-process benchmark does). Otherwise the bot infers it: a clock that
-  reads the same at two consecutive turns of a game is a per-move limit, and until that is
-  seen it uses the cautious running-clock rule (capped at ``--move-time``).
+  a budget. ``time_settings`` (through the SDK's ``on_time_settings``) tells a per-move
+  limit (stones 1) from a running clock (stones 0) and gives the budget of the pie-rule
+  decisions, before which no ``time_left`` comes; :meth:`MctsBot.set_time_control` sets
+  the same directly (the in-process benchmark uses it). A referee that sends no
+  ``time_settings`` leaves the bot to infer it: a clock that reads the same at two
+  consecutive turns of a game is a per-move limit, and until that is seen it uses the
+  cautious running-clock rule (capped at ``--move-time``).
 - **Pie rule.** As first player it scores a handful of random setups with a short search
   each and offers the one whose value for Black is closest to one half; as second player
   it searches the given setup from Black's view and takes Black iff Black's value is at
@@ -256,8 +258,25 @@ class MctsBot(Bot):
         self.stones = stones
         self.increment = increment
 
+    def on_time_settings(self, main: float, byo: float, stones: int) -> None:
+        super().on_time_settings(main, byo, stones)
+        self.set_time_control(byo if stones == 0 else 0.0, stones)
+
     def on_new_game(self) -> None:
         self._clock_readings = []
+
+    def decision_time(self, position: Position) -> float:
+        """Seconds for a pie-rule decision (``gensetup``, ``choose_color``): the referee
+        charges them like turns, but sends no ``time_left`` before them, so the budget
+        comes from ``time_settings`` (or ``--move-time`` when there were none)."""
+        if self.time_settings is None:
+            return self.move_time
+        main, byo, stones = self.time_settings
+        clock = byo if stones == 1 else main
+        return move_budget(
+            clock, stones=stones, increment=self.increment,
+            empty_points=len(position.legal_placements()), default=self.move_time,
+        )
 
     def budget(self, position: Position, time_left: float | None) -> float:
         """Seconds for this turn (see the module docstring, "Time")."""
@@ -293,7 +312,7 @@ class MctsBot(Bot):
 
     def choose_setup(self, position: Position) -> tuple[str, str]:
         points = position.legal_placements()
-        per = self.move_time / SETUP_CANDIDATES
+        per = self.decision_time(position) / SETUP_CANDIDATES
         cap = None if self.max_playouts is None else max(1, self.max_playouts // SETUP_CANDIDATES)
         best: tuple[float, tuple[str, str]] | None = None
         for _ in range(SETUP_CANDIDATES):
@@ -308,7 +327,7 @@ class MctsBot(Bot):
     def choose_color(self, position: Position) -> Color:
         if position.is_over:
             return Color.BLACK
-        value = self.search(position, self.move_time).root_value(Color.BLACK)
+        value = self.search(position, self.decision_time(position)).root_value(Color.BLACK)
         return Color.BLACK if value >= 0.5 else Color.WHITE
 
 
