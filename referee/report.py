@@ -81,6 +81,7 @@ class Standings:
     # Per bot: the referee's own mean time per request (µs), outside the bot's clock, and
     # the number of requests it is averaged over.
     overhead: dict[str, tuple[float, int]] = field(default_factory=dict)
+    anchor: str | None = None  # the bot held at the anchor rating (its interval is 0 by definition)
 
 
 def _finite(x: float) -> float | None:
@@ -173,7 +174,7 @@ def standings(
                 if p is not None:
                     pairs.append(p)
     overhead = {name: (overhead_sum[name] / overhead_n[name], overhead_n[name]) for name in overhead_n}
-    return Standings(lines, cross, pairs, len(records), void, list(ratings.warnings), overhead)
+    return Standings(lines, cross, pairs, len(records), void, list(ratings.warnings), overhead, ratings.anchor)
 
 
 # ------------------------------------------------------------------------------ rendering
@@ -192,7 +193,7 @@ def leaderboard_rows(st: Standings) -> tuple[list[str], list[list[Any]]]:
                 line.rank,
                 line.name,
                 _num(line.elo),
-                "inf" if not math.isfinite(line.elo_error) else f"{line.elo_error:.0f}",
+                "anchor" if line.name == st.anchor else "inf" if not math.isfinite(line.elo_error) else f"{line.elo_error:.0f}",
                 line.games,
                 f"{line.wins}-{line.draws}-{line.losses}",
                 f"{line.score_percent:.1f}",

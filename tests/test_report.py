@@ -54,8 +54,10 @@ def test_counts_failures_and_crosstable():
 
 
 def test_formats():
-    st = standings(RECORDS, ["a", "b", "c"], bootstrap=100)
+    st = standings(RECORDS, ["a", "b", "c"], bootstrap=100, anchor="b")
+    assert st.anchor == "b" and [line.elo for line in st.lines if line.name == "b"] == [0.0]
     text = render(st, "text", title="t")
+    assert [row.split()[3] for row in text.splitlines() if row.split()[1:2] == ["b"]] == ["anchor"]
     assert text.startswith("t\n") and "Crosstable" in text and "6 games rated, 1 void" in text
     md = render(st, "markdown", title="t")
     assert md.startswith("# t") and "| bot" in md
