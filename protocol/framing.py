@@ -82,11 +82,11 @@ class LineBuffer:
         """True when bytes of an unterminated line are pending (or being skipped)."""
         return bool(self._data) or self._skipping
 
-    def push(self, data: bytes) -> None:
+    def push(self, data: bytes | bytearray) -> None:
         """Add *data* without extracting lines; pair with :meth:`next_line`."""
         self._data += data
 
-    def feed(self, data: bytes) -> list[str]:
+    def feed(self, data: bytes | bytearray) -> list[str]:
         """Add *data*; return the lines it completes, oldest first, without terminators."""
         self._data += data
         lines: list[str] = []

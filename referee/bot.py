@@ -138,7 +138,7 @@ class _CappedLog:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: bytes | bytearray) -> None:
         if self._file is None:
             return
         room = self.cap - self.written

@@ -166,13 +166,13 @@ def standings(
                 failures=failures[rating.name],
             )
         )
-    pairs = []
+    pairs: list[Pentanomial] = []
     if any(g.pair is not None for g in results):
         for i, a in enumerate(order):
             for b in order[i + 1:]:
-                p = pentanomial(results, a, b)
-                if p is not None:
-                    pairs.append(p)
+                penta = pentanomial(results, a, b)
+                if penta is not None:
+                    pairs.append(penta)
     overhead = {name: (overhead_sum[name] / overhead_n[name], overhead_n[name]) for name in overhead_n}
     return Standings(lines, cross, pairs, len(records), void, list(ratings.warnings), overhead, ratings.anchor)
 

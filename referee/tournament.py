@@ -82,7 +82,7 @@ def check_manifest(config: TournamentConfig, folder: Path) -> dict[str, Any]:
     fingerprint = config.fingerprint()
     if path.exists():
         try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
+            manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
             old = manifest["fingerprint"]
         except (ValueError, KeyError, TypeError) as exc:
             raise ResultsError(f"{path}: not a tournament manifest ({exc})") from None
