@@ -235,7 +235,7 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
     from referee.config import load_config
     from referee.report import render
     from referee.schedule import build_schedule
-    from referee.tournament import Tournament
+    from referee.tournament import Tournament, shown
 
     try:
         config = load_config(args.config)
@@ -244,7 +244,7 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.check:
         games = build_schedule(config)
-        print(f"{args.config}: valid; {len(config.bots)} bots, {len(games)} games, output {config.output}")
+        print(f"{args.config}: valid; {len(config.bots)} bots, {len(games)} games, output {shown(config.output)}")
         return EXIT_OK
     tournament = Tournament(
         config, quiet=args.quiet, standings_every=max(0, args.standings_every), transcripts=args.transcripts
@@ -258,7 +258,7 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
     title = f"{config.name}: {result.resumed + result.played} of {result.total} games"
     print()
     print(render(result.standings, "text", title=title).rstrip())
-    print(f"\nstandings: {result.folder / 'standings.md'}, {result.folder / 'standings.json'}")
+    print(f"\nstandings: {shown(result.folder / 'standings.md')}, {shown(result.folder / 'standings.json')}")
     if result.interrupted:
         print(f"stopped after {result.resumed + result.played} of {result.total} games; run the same command to resume")
         return EXIT_INTERRUPTED

@@ -49,6 +49,14 @@ MANIFEST_FORMAT = 1
 
 
 # ------------------------------------------------------------------------ the output folder
+def shown(path: Path) -> str:
+    """``path`` as the user would write it: relative to the current folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
@@ -318,7 +326,7 @@ class Tournament:
             loaded = self.results.repair()
             if loaded.torn_tail:
                 self.say(
-                    f"note: dropped a torn last line of {self.results.path} ({len(loaded.torn_tail)} bytes): "
+                    f"note: dropped a torn last line of {shown(self.results.path)} ({len(loaded.torn_tail)} bytes): "
                     "the game in flight when the previous run was killed; it will be replayed",
                     always=True,
                 )
@@ -349,7 +357,7 @@ class Tournament:
             f"tournament {c.name}: {len(c.bots)} bots, board {c.board_size}, opening {c.opening.kind.value}, "
             f"{clock}, {progress.total} games, concurrency {c.concurrency}"
         )
-        self.say(f"results: {self.results.path}")
+        self.say(f"results: {shown(self.results.path)}")
         if progress.resumed:
             self.say(f"resuming: {progress.resumed} of {progress.total} games already played")
 
