@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -24,7 +25,7 @@ from pathlib import Path
 import trio
 
 from referee.bot import DEFAULT_COMMAND_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, BotCommand
-from referee.config import DEFAULT_MARGIN, OpeningKind, TimeControl
+from referee.config import DEFAULT_MARGIN, OpeningKind, TimeControl, program_problem
 from referee.engine import MAX_SIZE, MIN_SIZE, Position
 from referee.match import RESULTS_FILE, MatchSpec, game_line, run_match
 from referee.errors import ConfigError, VastuzError
@@ -114,6 +115,16 @@ async def cmd_match(args: argparse.Namespace) -> int:
     if args.increment and args.main is None:
         print("vastuz match: --increment needs --main (a Fischer clock)", file=sys.stderr)
         return 2
+    for which, command in (("BOT_A", args.bot_a), ("BOT_B", args.bot_b)):
+        try:
+            words = shlex.split(command)
+        except ValueError as exc:
+            print(f"vastuz match: {which}: cannot read the command {command!r}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        problem = program_problem(words[0], Path.cwd()) if words else "an empty command"
+        if problem is not None:
+            print(f"vastuz match: {which}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     out = args.out or Path("results") / time.strftime("match-%Y%m%d-%H%M%S")
     spec = MatchSpec(
         bots=(BotCommand(args.bot_a, "A"), BotCommand(args.bot_b, "B")),
@@ -154,6 +165,8 @@ def add_show_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
 
 def load_record(path: Path, game: str) -> GameRecord:
     """A record from a ``.json`` file, or game ``game`` (number or id) of a ``.jsonl`` file."""
+    if not path.is_file():
+        raise ValueError("no such file")
     if path.suffix == ".json":
         return GameRecord.from_json(path.read_text(encoding="utf-8"))
     records = list(iter_records(path))

@@ -82,9 +82,23 @@ def test_match_random_openings_are_played_from_both_sides(tmp_path: Path) -> Non
 
 
 def test_void_game_sets_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["match", command(), str(tmp_path / "missing-bot"), "--games", "1", "--size", "3", "--out", str(tmp_path / "m")])
+    # an executable file whose interpreter does not exist: it passes the up-front check
+    # but cannot be executed, which voids the game (the referee could not run it)
+    broken = tmp_path / "broken-bot"
+    broken.write_text("#!/nonexistent/interpreter\n")
+    broken.chmod(0o755)
+    code = main(["match", command(), str(broken), "--games", "1", "--size", "3", "--out", str(tmp_path / "m")])
     assert code == 1
     assert "void" in capsys.readouterr().out
+
+
+def test_a_missing_program_is_refused_before_any_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["match", command(), str(tmp_path / "missing-bot"), "--games", "1", "--out", str(tmp_path / "m")])
+    assert code == 2
+    assert f"vastuz match: BOT_B: program '{tmp_path / 'missing-bot'}' not found" in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()
+    assert main(["match", "no-such-program-anywhere --x", command()]) == 2
+    assert "BOT_A: program 'no-such-program-anywhere' not found (looked in PATH)" in capsys.readouterr().err
 
 
 def test_show_replays_a_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -113,6 +127,7 @@ def test_show_replays_a_game(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 def test_show_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", str(tmp_path / "nothing.jsonl")]) == 1
+    assert "nothing.jsonl: no such file" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema": 99}')
     assert main(["show", str(bad)]) == 1
