@@ -363,17 +363,23 @@ class Tournament:
 
     async def _play(self, pending: list[ScheduledGame], progress: Progress) -> None:
         games = iter(pending)
-        async with trio.open_nursery() as bots_nursery:
-            pool = self.pool = BotPool(self.config, bots_nursery, self.folder / LOGS, self.transcripts)
+        games_scope = trio.CancelScope()
+        async with trio.open_nursery() as guard:
+            # The signal watcher lives outside the games' scope, so that it still hears a
+            # second Ctrl-C while the first one's shutdown is closing the bots.
+            guard.start_soon(self._watch_signals, games_scope)
             try:
-                async with trio.open_nursery() as run_nursery:
-                    run_nursery.start_soon(self._watch_signals, run_nursery.cancel_scope)
-                    async with trio.open_nursery() as workers:
-                        for _ in range(min(self.config.concurrency, len(pending))):
-                            workers.start_soon(self._worker, games, progress)
-                    run_nursery.cancel_scope.cancel()  # all games played: stop the watcher
+                async with trio.open_nursery() as bots_nursery:
+                    pool = self.pool = BotPool(self.config, bots_nursery, self.folder / LOGS, self.transcripts)
+                    try:
+                        with games_scope:
+                            async with trio.open_nursery() as workers:
+                                for _ in range(min(self.config.concurrency, len(pending))):
+                                    workers.start_soon(self._worker, games, progress)
+                    finally:
+                        await pool.aclose()
             finally:
-                await pool.aclose()
+                guard.cancel_scope.cancel()
 
     async def _watch_signals(self, scope: trio.CancelScope) -> None:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:

@@ -282,3 +282,34 @@ def test_cli_config_errors_and_report(tmp_path, marker):
     proc = vastuz("report", str(tmp_path / "nothing-here"))
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "no such folder" in stderr
+
+
+def test_a_second_ctrl_c_kills_the_bots_at_once(tmp_path, marker):
+    # Bots that hang in their first genmove and ignore SIGTERM: after the first Ctrl-C
+    # the orderly shutdown waits out the SIGTERM grace; the second kills every process
+    # group at once. Exit 130, nothing left behind.
+    ignore_term = ["sh", "-c", 'trap "" TERM; exec "$0" "$@"', sys.executable, str(FAKEBOT)]
+    bots = [bot(f"h{i}", marker=marker) for i in range(3)]
+    for i, b in enumerate(bots):
+        b["command"] = ignore_term + ["--seed", str(i), "--fault", "hang"]
+    path = write_config(tmp_path, bots, board_size=4, time_control={"per_move": 60, "margin": 0.3})
+    proc = vastuz("tournament", str(path))
+    try:
+        deadline = time.monotonic() + 30
+        while len(processes_with(marker)) < 4:  # both games under way: 4 bots started
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        lines = []
+        while not any("stopping" in line for line in lines):
+            lines.append(proc.stdout.readline())
+            assert lines[-1], "the tournament ended without saying it was stopping"
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "SIGINT: killing every bot now" in "".join(lines) + stdout, (lines, stdout)
+    assert wait_until_gone(marker, 5) == []
+    assert records(tmp_path / "out") == []  # nothing finished, nothing recorded
