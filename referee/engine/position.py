@@ -354,6 +354,9 @@ class Position:
         """
         cached = self._next
         if cached is not None and cached[0] == turn:
+            # The successor random_turn() built with the same machine: hand it over and
+            # forget it, so a game played this way holds no chain of positions alive.
+            self._next = None
             return cached[1]
         geo = self.geo
         place, steals = parse_turn(geo, turn)
