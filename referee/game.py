@@ -43,7 +43,8 @@ from referee.bot import (
     Exchange,
 )
 from referee.clock import BotClock, describe
-from referee.config import Opening, OpeningKind, TimeControl, TimeControlKind
+from referee.config import OpeningKind, TimeControl, TimeControlKind
+from referee.openings import Opening
 from referee.engine import Color, Position, TurnError, point_count
 from referee.records import (
     BotEntry,

@@ -19,7 +19,8 @@ from pathlib import Path
 import trio
 
 from referee.bot import DEFAULT_COMMAND_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, BotCommand
-from referee.config import Opening, OpeningKind, TimeControl, random_openings
+from referee.config import OpeningKind, TimeControl
+from referee.openings import Opening, random_openings
 from referee.game import GameSpec, run_game
 from referee.records import GameRecord, Termination, append_record
 

@@ -30,7 +30,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from referee.config import Opening, OpeningKind, ScheduleKind, ScheduleSpec, TournamentConfig
+from referee.config import OpeningKind, ScheduleKind, ScheduleSpec, TournamentConfig
+from referee.openings import Opening
 
 
 @dataclass(frozen=True)
