@@ -22,7 +22,6 @@ import difflib
 import enum
 import math
 import os
-import random
 import re
 import shlex
 import shutil

@@ -92,7 +92,7 @@ async def test_program_that_cannot_run_is_a_start_error(tmp_path: Path) -> None:
 async def test_exit_at_start_is_a_crash() -> None:
     with trio.fail_after(GUARD):
         with pytest.raises(BotCrashed, match="protocol_version.*exit status 1") as info:
-            async with bot("--fault", "exit-at-start") as b:
+            async with bot("--fault", "exit-at-start"):
                 pass
         assert info.value.bot == "T"
 
