@@ -83,8 +83,8 @@ class GameResult:
 class Rating:
     """One bot's line in the leaderboard.
 
-    ``elo`` is the maximum-likelihood rating on the scale fixed by the anchor (or mean 0
-    within its connected group). ``low``/``high`` are the bounds of the bootstrap percentile
+    ``elo`` is the maximum-likelihood rating on the scale fixed by the anchor (or mean
+    ``anchor_rating`` within its connected group). ``low``/``high`` are the bounds of the bootstrap percentile
     interval at the requested confidence, clamped so ``low <= elo <= high``; ``error`` is
     half its width, a symmetric summary for compact tables. ``score`` is in points (a draw
     is half a point); ``wins + draws + losses == games``.
@@ -409,7 +409,7 @@ class _Fitter:
     ) -> tuple[list[float], list[float], list[bool]]:
         """Ratings in Elo (index = bot), strengths in nats (for warm starts), and for each
         component whether the prior had to be added. Bots without games get the centre."""
-        elo = [0.0] * self.size
+        elo = [self.anchor_rating] * self.size  # the centre of the scale
         theta = [0.0] * self.size
         used_prior: list[bool] = []
         for component in self.components:
@@ -424,7 +424,7 @@ class _Fitter:
             used_prior.append(needs_prior)
             guess = [start[m] for m in component.members] if start is not None else None
             fitted = _fit(size, local, guess)
-            shift = 0.0
+            shift = self.anchor_rating  # a group without the anchor is centred on it
             if self.anchor is not None and self.anchor in component.members:
                 shift = self.anchor_rating - fitted[self.local[self.anchor]] * _ELO_PER_NAT
             for member, value in zip(component.members, fitted):
@@ -458,9 +458,8 @@ def compute_ratings(
     group of the pairing graph is fitted on its own: ratings of bots that are not linked by
     any chain of games are not comparable, and a warning says so. The group holding
     ``anchor`` is shifted so the anchor has exactly ``anchor_rating``; every other group
-    (all of them without an anchor) is shifted to mean 0, and ``anchor_rating`` is unused.
-    A bot that played no games is a group of its own, rated 0 (``anchor_rating`` if it is
-    the anchor), with a warning.
+    (all of them without an anchor) is shifted so its mean is ``anchor_rating``. A bot that
+    played no games is a group of its own, rated ``anchor_rating``, with a warning.
 
     Perfect scores. When a group has no finite maximum (a bot won or lost every game, or
     more generally some set of bots never scored a point against the rest), one virtual
@@ -476,7 +475,7 @@ def compute_ratings(
     tournament whose schedule is fixed and whose results are random, and it keeps every
     resample connected like the data. Each resample is refitted (with the virtual draws
     exactly when that resample has no finite maximum) and put on the same scale
-    (anchor or mean 0), and ``low``/``high`` are the percentile bounds at ``confidence``, so
+    (anchor, or mean ``anchor_rating``), and ``low``/``high`` are the percentile bounds at ``confidence``, so
     they describe each bot *relative to the anchor or the group mean* (the anchor's own
     interval is a single point). With ``bootstrap=0`` the intervals collapse onto the
     estimate and ``los`` is empty.

@@ -161,9 +161,10 @@ def test_anchoring_shifts_without_changing_gaps() -> None:
     shift = 1500 - free.rating("a").elo
     for name in "bc":
         assert anchored.rating(name).elo == pytest.approx(free.rating(name).elo + shift)
-    # Without an anchor the scale is mean 0 and anchor_rating plays no part.
+    # Without an anchor, anchor_rating is the mean of the scale (0 by default).
     unanchored = compute_ratings(games, anchor_rating=1500, bootstrap=0)
-    assert sum(x.elo for x in unanchored.ratings) == pytest.approx(0, abs=1e-9)
+    assert sum(x.elo for x in unanchored.ratings) == pytest.approx(3 * 1500, abs=1e-9)
+    assert sum(x.elo for x in free.ratings) == pytest.approx(0, abs=1e-9)
     with pytest.raises(ValueError, match="anchor"):
         compute_ratings(games, anchor="zz")
 
@@ -225,10 +226,10 @@ def test_disconnected_groups_warn_and_centre_separately() -> None:
     for (better, nxt) in r.los:
         assert {better, nxt} in ({"a", "b"}, {"c", "d"})
         assert names.index(nxt) == names.index(better) + 1
-    # The anchor fixes its own group only; the other stays at mean 0.
+    # The anchor fixes its own group; the other is centred on the anchor rating.
     anchored = compute_ratings(games, anchor="c", anchor_rating=100, bootstrap=0)
     assert anchored.rating("c").elo == 100
-    assert anchored.rating("a").elo + anchored.rating("b").elo == pytest.approx(0, abs=1e-9)
+    assert anchored.rating("a").elo + anchored.rating("b").elo == pytest.approx(200, abs=1e-9)
 
 
 def test_bot_without_games() -> None:
