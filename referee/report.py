@@ -245,19 +245,13 @@ def render_text(st: Standings, *, title: str = "", markdown: bool = False) -> st
     played = st.games - st.void
     out.append(f"{played} games rated" + (f", {st.void} void (not rated)" if st.void else ""))
     out.append("")
-    h, rows = leaderboard_rows(st)
-    out.append(tabulate(rows, headers=h, tablefmt=fmt, disable_numparse=True))
-    out.append("")
-    out.append("## Crosstable (points/games, row against column)" if markdown else "Crosstable (points/games, row against column)")
-    out.append("")
-    h, rows = crosstable_rows(st)
-    out.append(tabulate(rows, headers=h, tablefmt=fmt, disable_numparse=True))
+    sections = [("", leaderboard_rows(st)), ("Crosstable (points/games, row against column)", crosstable_rows(st))]
     if st.pairs:
-        out.append("")
-        out.append("## Opening pairs (pentanomial)" if markdown else "Opening pairs (pentanomial: pairs scoring 0, 0.5, 1, 1.5, 2 for the first bot)")
-        out.append("")
-        h, rows = pair_rows(st)
-        out.append(tabulate(rows, headers=h, tablefmt=fmt, disable_numparse=True))
+        sections.append(("Opening pairs (pentanomial: pairs scoring 0, 0.5, 1, 1.5, 2 for the first bot)", pair_rows(st)))
+    for heading, (headers, rows) in sections:
+        if heading:
+            out.extend(["", f"## {heading}" if markdown else heading, ""])
+        out.append(tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True))
     if st.overhead:
         out.append("")
         parts = [f"{name} {us:.0f} µs" for name, (us, _) in sorted(st.overhead.items())]
