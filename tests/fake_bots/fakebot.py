@@ -25,10 +25,12 @@ COMMAND_FAULTS = {
     "hang", "slow", "crash", "close-stdout", "garbage", "wrong-id", "no-blank", "long-line",
     "bad-utf8", "flood-stderr", "refuse", "stray",
     "illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal",
-    "bad-gensetup", "bad-color", "wrong-score", "resign",
+    "bad-gensetup", "bad-color", "wrong-score", "resign", "accept-illegal",
 }  # fmt: skip
 # Faults that are about one command whatever --at says.
-FIXED_COMMAND = {"bad-gensetup": "gensetup", "bad-color": "choose_color", "wrong-score": "final_score"}
+FIXED_COMMAND = {
+    "bad-gensetup": "gensetup", "bad-color": "choose_color", "wrong-score": "final_score", "accept-illegal": "play",
+}  # fmt: skip
 ILLEGAL = {"illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal"}
 LISTED = [
     "protocol_version", "name", "version", "known_command", "list_commands", "boardsize",
@@ -144,6 +146,14 @@ class FakeBot:
             real = self.pos.result()
             wrong = "W+100" if real.startswith("B") else "B+100"
             write(f"={cid} {wrong}\n\n".encode())
+            return True
+        if fault == "accept-illegal":
+            # Answers '=' to every play; applies the legal ones, silently drops the rest.
+            try:
+                self.pos = self.pos.play(args[1])
+            except IllegalTurn:
+                pass
+            write(f"={cid}\n\n".encode())
             return True
         if fault in ILLEGAL:
             turn = self.illegal_turn(fault)

@@ -1,0 +1,213 @@
+"""``vastuz check``: the conformance checker against real bot processes.
+
+Good bots (the random sample bot, the fake bot) must pass every check that can fail; each
+fake-bot fault must fail the check that is about it, with a message that says what
+happened, while checks that do not touch the fault still pass (the checker restarts a bot
+that a check broke). Every process started is reaped.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.check import CHECKS, CheckOptions, CheckReport, Status, illegal_cases, run_checks
+from referee.cli import main
+from referee.engine import Position, TurnError
+
+from conftest import check_gone, fakebot_argv
+
+RANDOM_BOT = shlex.join((sys.executable, "-m", "sample_bots.random_bot", "--seed", "3"))
+
+
+def fakebot(*args: str) -> str:
+    return shlex.join(fakebot_argv(*args))
+
+
+async def check(command: str, **options: object) -> CheckReport:
+    settings: dict[str, object] = {"sizes": (3,), "per_move": 0.5, "games": 2, **options}
+    with trio.fail_after(60):
+        report = await run_checks(CheckOptions(command=command, **settings))  # type: ignore[arg-type]
+    assert [r.name for r in report.results] == [c.name for c in CHECKS]
+    for pid in report.pids:
+        check_gone(pid)
+    return report
+
+
+def statuses(report: CheckReport) -> dict[str, Status]:
+    return {r.name: r.status for r in report.results}
+
+
+# ---------------------------------------------------------------------------- good bots
+
+
+async def test_random_sample_bot_passes_every_check() -> None:
+    report = await check(RANDOM_BOT, sizes=(4, 3))
+    assert report.ok
+    for result in report.results:
+        if result.name != "games":  # its WARN would only be about timing
+            assert result.status is Status.PASS, result
+    games = report.result("games")
+    assert games.status is not Status.FAIL
+    assert "2 games" in games.detail and "mean" in games.detail and "max per move" in games.detail
+    assert "pie" in games.detail and "empty" in games.detail
+    assert "black" in games.detail and "white" in games.detail  # both colours
+    assert "showboard unchanged" in report.result("illegal-play").detail
+    assert "4, 3" in report.result("boardsize").detail
+    assert "agreed with the engine in 2 game(s)" == report.result("final-score").detail
+
+
+async def test_fakebot_passes_every_required_check() -> None:
+    report = await check(fakebot())
+    assert report.ok, report.results
+    got = statuses(report)
+    # It lists no showboard, and it dies on boardsize 1: both only warn.
+    assert got["optional-commands"] is Status.WARN
+    assert "showboard" in report.result("optional-commands").detail
+    assert got["boardsize"] is Status.WARN
+    assert "boardsize 1" in report.result("boardsize").detail
+    assert all(s is Status.PASS for name, s in got.items() if name not in ("optional-commands", "boardsize"))
+
+
+async def test_minimal_bot_only_warns_and_skips() -> None:
+    report = await check(fakebot("--minimal"))
+    assert report.ok
+    optional = report.result("optional-commands")
+    assert optional.status is Status.WARN
+    for name in ("time_settings", "time_left", "showboard", "final_score"):
+        assert name in optional.detail
+    assert report.result("final-score").status is Status.SKIP
+    assert report.result("illegal-play").status is Status.PASS
+    assert report.result("games").status is not Status.FAIL
+
+
+# ---------------------------------------------------------------------------- faults
+
+CASES = [
+    # (fakebot arguments, the check that must fail, words its detail must contain,
+    #  checks that must still pass)
+    (("--fault", "illegal-occupied"), "games", ["illegal", "occupied", "genmove"], ["illegal-play", "pie-rule", "quit"]),
+    (("--fault", "crash", "--after", "1"), "games", ["crash", "genmove", "exit status 3"], ["illegal-play", "quit"]),
+    (("--fault", "refuse", "--at", "play"), "illegal-play", ["legal", "'? not today'"], ["pie-rule", "quit"]),
+    (("--fault", "bad-gensetup"), "pie-rule", ["gensetup", "a1 a1", "distinct"], ["illegal-play", "quit"]),
+    (("--fault", "bad-color"), "pie-rule", ["choose_color", "purple", "black or white"], ["games", "quit"]),
+    (("--fault", "wrong-score"), "final-score", ["+100", "the engine counts"], ["games", "pie-rule", "quit"]),
+    (("--fault", "accept-illegal"), "illegal-play", ["is illegal", "expected '?'", "'='"], ["games", "quit"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "failing", "words", "passing"), CASES, ids=[" ".join(c[0]) for c in CASES])
+async def test_fault_fails_its_check(args: tuple[str, ...], failing: str, words: list[str], passing: list[str]) -> None:
+    report = await check(fakebot(*args))
+    assert not report.ok
+    result = report.result(failing)
+    assert result.status is Status.FAIL, result
+    for word in words:
+        assert word in result.detail, result.detail
+    for name in ("start-up", "commands", "ids", *passing):
+        assert report.result(name).status is Status.PASS, report.result(name)
+
+
+async def test_refused_play_also_forfeits_the_games() -> None:
+    report = await check(fakebot("--fault", "refuse", "--at", "play"))
+    games = report.result("games")
+    assert games.status is Status.FAIL
+    assert "protocol" in games.detail and "answered '?' to a command it must answer" in games.detail
+
+
+async def test_bad_version_fails_start_up_and_skips_the_rest() -> None:
+    report = await check(fakebot("--fault", "bad-version"))
+    start = report.result("start-up")
+    assert start.status is Status.FAIL
+    assert "protocol_version" in start.detail and "expected '2'" in start.detail and "'1'" in start.detail
+    assert all(r.status is Status.SKIP for r in report.results[1:])
+
+
+async def test_a_check_that_breaks_the_bot_does_not_spoil_the_next() -> None:
+    report = await check(fakebot("--fault", "hang", "--at", "known_command"), command_timeout=0.5)
+    commands = report.result("commands")
+    assert commands.status is Status.FAIL
+    assert "time" in commands.detail and "known_command" in commands.detail
+    # A fresh process answers everything after (it is only asked known_command there).
+    assert [r.status for r in report.results[3:]].count(Status.FAIL) == 0
+
+
+async def test_bot_that_needs_a_signal_to_quit_warns() -> None:
+    report = await check(fakebot("--fault", "ignore-sigterm"), games=1)
+    quit_result = report.result("quit")
+    assert quit_result.status is Status.WARN
+    assert "SIGKILL" in quit_result.detail
+    assert report.ok
+
+
+# ---------------------------------------------------------------------------- positions
+
+
+@pytest.mark.parametrize("size", [2, 3, 4])
+def test_illegal_cases_are_illegal_and_their_follow_ups_legal(size: int) -> None:
+    cases = illegal_cases(size)
+    assert [c.kind for c in cases] == ["an occupied point", "a merge", "a missing steal"]
+    for case in cases:
+        pos = Position.new(size).setup(case.black, case.white)
+        for turn in case.turns:
+            pos = pos.play(turn)
+        with pytest.raises(TurnError) as caught:
+            pos.play(case.illegal)
+        assert str(caught.value) == case.reason
+        for turn in case.follow:
+            pos = pos.play(turn)
+    assert illegal_cases(size) == cases  # deterministic
+
+
+# ---------------------------------------------------------------------------- command line
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline:
+            found.append(int(entry))
+    return found
+
+
+def test_cli_exit_0_for_a_good_bot_with_logs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bot = fakebot("--seed", "424242")
+    code = main(["check", bot, "--size", "3", "--per-move", "0.5", "--logs", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert out.splitlines()[0] == f"checking: {bot}"
+    assert "PASS  start-up" in out and "WARN  optional-commands" in out
+    assert f"{len(CHECKS)} checks:" in out and "0 failed" in out
+    transcripts = sorted(tmp_path.glob("*.transcript.log"))
+    assert transcripts and "protocol_version" in transcripts[0].read_text()
+    assert _processes_with("--seed 424242") == []
+
+
+def test_cli_exit_1_when_a_check_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    bot = fakebot("--seed", "434343", "--fault", "bad-color")
+    code = main(["check", bot, "--size", "3", "--per-move", "0.5", "--games", "1"])
+    out = capsys.readouterr().out
+    assert code == 1
+    line = next(x for x in out.splitlines() if x.startswith("FAIL"))
+    assert "pie-rule" in line and "'= purple'" in line
+    assert "1 failed" in out
+    assert _processes_with("--seed 434343") == []
+
+
+@pytest.mark.parametrize("command", ["./no-such-bot", "no-such-program-anywhere --flag", "", "'unclosed"])
+def test_cli_exit_2_for_a_program_that_cannot_run(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    assert main(["check", command]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("vastuz check: ")
