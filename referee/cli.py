@@ -1,7 +1,7 @@
 """The ``vastuz`` command line.
 
 One function per subcommand (``cmd_tournament``, ``cmd_report``, ``cmd_match``,
-``cmd_show``), each ``async`` and returning an
+``cmd_show``, ``cmd_check``), each ``async`` and returning an
 exit code; :func:`main` parses the arguments and calls ``trio.run`` once. To add a
 subcommand: write ``add_<name>_parser(subparsers)`` that sets ``handler`` with
 ``set_defaults`` and an ``async def cmd_<name>(args) -> int``, and list it in

@@ -199,7 +199,7 @@ class _Game:
             await self._must(seat, commands.boardsize(spec.size), timeout)
             await self._must(seat, commands.clear_board(), timeout)
             if bot.knows("time_settings"):
-                await self._must(seat, self.clocks[seat].settings_command(), timeout)
+                await self._optional(seat, self.clocks[seat].settings_command(), timeout)
         if spec.opening is OpeningKind.PIE:
             await self._pie()
         elif spec.setup is not None:
@@ -238,12 +238,21 @@ class _Game:
             )
         return exchange
 
+    async def _optional(self, seat: int, command: Command, timeout: float) -> None:
+        """An optional command the bot listed: a ``?`` is noted (once per command) and the
+        game goes on (PROTOCOL.md); no answer in time is still a loss on time."""
+        exchange = await self._call(seat, command, timeout)
+        if not exchange.response.ok:
+            note = f"bot {self.bots[seat].label} answered '?' to {command.name}; carrying on"
+            if note not in self.record.notes:
+                self.record.notes.append(note)
+
     async def _decide(self, seat: int, command: Command, color: Color | None) -> Exchange:
         """A timed decision: ``time_left`` first (to bots that list it, once colours are
         known), then the command under the bot's clock, whose time is then charged."""
         clock = self.clocks[seat]
         if color is not None and self.bots[seat].knows("time_left"):
-            await self._must(seat, clock.time_left_command(color), self.spec.command_timeout)
+            await self._optional(seat, clock.time_left_command(color), self.spec.command_timeout)
         exchange = await self._must(seat, command, clock.deadline, thinking=True)
         clock.charge(exchange.seconds)
         return exchange

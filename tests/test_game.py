@@ -242,3 +242,17 @@ def test_spec_checks_setup_against_mode() -> None:
     with pytest.raises(ValueError):
         GameSpec(opening=OpeningKind.PIE, setup=check_opening(3, "a1", "b2"))
     assert GameSpec(size=5, time_control=PER_MOVE).guard() > 60
+
+
+@pytest.mark.parametrize("command", ["time_settings", "time_left"])
+async def test_a_refused_optional_command_is_noted_not_a_fault(
+    command: str, fakebot: Callable[..., BotCommand]
+) -> None:
+    spec = GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=PER_MOVE, game_id="opt")
+    with trio.fail_after(GUARD):
+        record = await run_game(fakebot("--seed", "1", label="A"), fakebot("--fault", "refuse", "--at", command, label="B"), spec)
+    check_scored(record)
+    assert f"bot B answered '?' to {command}; carrying on" in record.notes
+    assert record.notes.count(f"bot B answered '?' to {command}; carrying on") == 1
+    for bot in record.bots:
+        check_gone(bot.pid)
