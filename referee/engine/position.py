@@ -410,10 +410,6 @@ class Position:
         out.sort()
         return out
 
-    def count_turns(self) -> int:
-        """``len(self.legal_turns())`` (the same enumeration, without the strings)."""
-        return len(self.legal_turns())
-
     def random_turn(self, rng: random.Random) -> str:
         """A legal turn: a uniformly random placement, then a uniformly random legal steal at
         each step; ``"pass"`` when forced. Raises :class:`IllegalTurn` if the game is over."""

@@ -102,16 +102,13 @@ class StealMachine:
         """Empty points next to G where a stolen stone may go (the freed point aside)."""
         return self.reach & ~(self.mover_stones | self.enemy_stones | self.blocked) & self.geo.board
 
-    def _has_steal(self, eg: int, open_targets: int) -> bool:
-        # Any stone of eg can go to an open target; failing that, a stone next to G may
-        # be stolen onto its own (freed) point if that point touches no other group.
-        return bool(open_targets) or bool(eg & self.reach & ~self.blocked)
-
     def _advance(self) -> None:
         """Close finished rounds; start new ones; set ``done`` when no steal is left."""
         while True:
             open_targets = self._open_targets()
             for eg in self.pending:
+                # Any stone of eg can go to an open target; failing that, a stone next to G
+                # may be stolen onto its own (freed) point if that point touches no other group.
                 if open_targets or eg & self.reach & ~self.blocked:
                     return
             if not self.round_steals:
@@ -140,17 +137,6 @@ class StealMachine:
                     out.append((x, y))
         out.sort()
         return out
-
-    def option_count(self) -> int:
-        """``len(self.options())`` without building the list."""
-        if self.done:
-            return 0
-        n_open = self._open_targets().bit_count()
-        freeable = self.reach & ~self.blocked
-        total = 0
-        for eg in self.pending:
-            total += eg.bit_count() * n_open + (eg & freeable).bit_count()
-        return total
 
     def check(self, x: int, y: int) -> str | None:
         """Why steal ``(x, y)`` is not legal now, or ``None`` if it is."""
