@@ -15,6 +15,7 @@ interrupted (Ctrl-C or SIGTERM; every finished game is kept).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import shlex
@@ -241,6 +242,10 @@ def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.Argume
         help="print the standings every N games (0: only at the end; default 10)",
     )
     p.add_argument("--transcripts", action="store_true", help="log every protocol line of every game under OUTPUT/logs/")
+    p.add_argument(
+        "--concurrency", type=_count, metavar="N",
+        help="games at once, overriding the config (it does not change which games are played)",
+    )
     p.add_argument("--check", action="store_true", help="validate the config, print the schedule size, play nothing")
     p.set_defaults(handler=cmd_tournament)
 
@@ -256,6 +261,8 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"vastuz tournament: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if args.concurrency is not None:
+        config = dataclasses.replace(config, concurrency=args.concurrency)
     if args.check:
         games = build_schedule(config)
         print(f"{args.config}: valid; {len(config.bots)} bots, {len(games)} games, output {shown(config.output)}")

@@ -267,10 +267,14 @@ def test_cli_config_errors_and_report(tmp_path, marker):
     assert f"{bad}: bots[0].command: program 'nope-no-such-program' not found" in stderr
     # a real run, then `vastuz report` rebuilds the same standings from the results file alone
     path = write_config(tmp_path, [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(3)])
-    proc = vastuz("tournament", str(path), "--standings-every", "0")
+    proc = vastuz("tournament", str(path), "--check", "--concurrency", "1")
+    stdout, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "valid; 3 bots, 6 games" in stdout
+    proc = vastuz("tournament", str(path), "--standings-every", "0", "--concurrency", "1")
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 0, stderr
     assert "6 games rated" in stdout and "Crosstable" in stdout
+    assert "6 games, concurrency 1" in stdout
     out = tmp_path / "out"
     proc = vastuz("report", str(out), "--format", "json")
     stdout, _ = proc.communicate(timeout=60)
