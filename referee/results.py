@@ -43,6 +43,8 @@ class ResultsFile:
             data = self.path.read_bytes()
         except FileNotFoundError:
             return out
+        except OSError as exc:
+            raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
         pos = 0
         lineno = 0
         while pos < len(data):

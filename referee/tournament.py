@@ -142,6 +142,14 @@ def is_done(record: dict[str, Any]) -> bool:
     return record.get("termination") != Termination.VOID.value
 
 
+def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one error inside (nested) exception groups, or the group itself if there are more."""
+    inner: BaseException = group
+    while isinstance(inner, BaseExceptionGroup) and len(inner.exceptions) == 1:
+        inner = inner.exceptions[0]
+    return inner
+
+
 def write_standings(folder: Path, st: Standings, title: str) -> None:
     """``standings.md`` and ``standings.json``, each replaced atomically."""
     for name, text in (("standings.md", render(st, "markdown", title=title)), ("standings.json", render(st, "json"))):
@@ -340,7 +348,12 @@ class Tournament:
             self._header(progress)
             (self.folder / LOGS).mkdir(exist_ok=True)
             if pending:
-                await self._play(pending, progress)
+                try:
+                    await self._play(pending, progress)
+                except BaseExceptionGroup as group:
+                    # trio's nurseries wrap errors in groups; a user-facing error (the
+                    # results file cannot be written) should reach the user as itself.
+                    raise _single(group) from None
             st = await trio.to_thread.run_sync(self.standings)
             write_standings(self.folder, st, f"{config.name}: standings")
         interrupted = self.stopping
@@ -415,7 +428,13 @@ class Tournament:
             }
             # Shielded: once a game has finished, its record is written whatever happens.
             with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(self.results.append, data)
+                try:
+                    await trio.to_thread.run_sync(self.results.append, data)
+                except OSError as exc:  # disk full, permissions: stop, keep what is written
+                    raise ResultsError(
+                        f"cannot write the result of {game.slot} to {shown(self.results.path)}: {exc}; "
+                        "the run stops here (every earlier result is on disk)"
+                    ) from None
             self.records.append(data)
             progress.played += 1
             if record.termination is Termination.VOID:

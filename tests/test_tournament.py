@@ -317,3 +317,36 @@ def test_a_second_ctrl_c_kills_the_bots_at_once(tmp_path, marker):
     assert "SIGINT: killing every bot now" in "".join(lines) + stdout, (lines, stdout)
     assert wait_until_gone(marker, 5) == []
     assert records(tmp_path / "out") == []  # nothing finished, nothing recorded
+
+
+async def test_a_results_file_that_cannot_be_written_stops_the_run_with_a_clear_error(tmp_path, marker, monkeypatch):
+    # A full disk cannot be made cheaply here, so the append is made to fail as one would.
+    import errno
+
+    bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(2)]
+    config = load_config(write_config(tmp_path, bots))
+    real_append = ResultsFile.append
+    calls = []
+
+    def append(self, record):
+        calls.append(record["tournament"]["slot"])
+        if len(calls) > 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_append(self, record)
+
+    monkeypatch.setattr(ResultsFile, "append", append)
+    with trio.fail_after(60):
+        with pytest.raises(ResultsError) as info:
+            await Tournament(config, out=io.StringIO()).run()
+    assert f"cannot write the result of {calls[1]}" in str(info.value)
+    assert "No space left on device" in str(info.value)
+    assert slots(records(config.output)) == calls[:1]  # the first result stays on disk
+    assert wait_until_gone(marker) == []
+
+
+async def test_a_results_path_that_is_a_folder_is_a_clear_error(tmp_path, marker):
+    bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(2)]
+    config = load_config(write_config(tmp_path, bots))
+    (config.output / "results.jsonl").mkdir(parents=True)
+    with pytest.raises(ResultsError, match="cannot read the results file"):
+        await Tournament(config, out=io.StringIO()).run()
