@@ -415,6 +415,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _user_error(exc: BaseException) -> BaseException | None:
+    """The user-facing error behind ``exc`` (unwrapping trio's single-error groups), if it
+    is one: our own :class:`VastuzError`, or the operating system refusing a file."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, (VastuzError, OSError)) and not isinstance(exc, BrokenPipeError):
+        return exc
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -426,6 +436,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (``vastuz show ... | head``): not an error worth a traceback.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the flush at exit
         return EXIT_OK
+    except BaseException as exc:
+        # A file we cannot write or read, anywhere: a clear line, not a traceback. Anything
+        # else is our bug, and its traceback is what a bug report needs.
+        error = _user_error(exc)
+        if error is None:
+            raise
+        print(f"vastuz {args.command}: {error}", file=sys.stderr)
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

@@ -141,3 +141,12 @@ def test_usage_errors() -> None:
     with pytest.raises(SystemExit):
         main(["match", "a", "b", "--size", "99"])
     assert main(["match", "a", "b", "--increment", "1"]) == 2
+
+
+def test_an_output_folder_that_cannot_be_made_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code = main(["match", command(), command(), "--games", "1", "--size", "3", "--out", str(blocker / "m")])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("vastuz match: ") and str(blocker) in err and "Traceback" not in err
