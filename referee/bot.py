@@ -257,6 +257,7 @@ class BotProcess:
         kill_grace: float = DEFAULT_KILL_GRACE,
         log_cap: int = DEFAULT_LOG_CAP,
         max_line: int = DEFAULT_MAX_LINE,
+        board_size: int | None = None,
     ) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
@@ -270,6 +271,7 @@ class BotProcess:
         self.kill_grace = kill_grace
         self.log_cap = log_cap
         self.max_line = max_line
+        self.board_size = board_size
         self.name: str | None = None
         self.version: str | None = None
         self.commands: set[str] = set()
@@ -367,6 +369,10 @@ class BotProcess:
         self.version = (await self.call(commands.version(), left())).strip().split("\n")[0][:200]
         listed = await self.call(commands.list_commands(), left())
         self.commands = self._parse(commands.list_commands(), commands.parse_list_commands, listed)
+        if self.board_size is not None:
+            # Part of the handshake when the size is known: a bot that cannot play it
+            # fails at start-up, within the start-up deadline.
+            await self.call(commands.boardsize(self.board_size), left())
 
     def knows(self, command_name: str) -> bool:
         """Whether the bot listed ``command_name`` in ``list_commands``."""

@@ -435,6 +435,7 @@ async def run_game(
                 stderr_log=None if log_dir is None else log_dir / f"{stem}.stderr.log",
                 transcript=log_dir / f"{stem}.transcript.log" if log_dir is not None and transcripts else None,
                 startup_timeout=startup_timeout,
+                board_size=spec.size,
             )
         )
     async with trio.open_nursery() as nursery:

@@ -189,7 +189,7 @@ class BotPool:
             self.nursery.start_soon(self._close, bot)
         spec = self.config.bot(name)
         bot = BotCommand(spec.command, name, spec.cwd, dict(spec.env)).process(
-            stderr_log=stderr_log, transcript=transcript
+            stderr_log=stderr_log, transcript=transcript, board_size=self.config.board_size
         )
         self.live.add(bot)
         self.started += 1

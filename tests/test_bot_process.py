@@ -206,3 +206,17 @@ def test_command_string_is_split() -> None:
     assert b.argv == [sys.executable, "-c", "print(1)"]
     with pytest.raises(ValueError):
         BotProcess("")
+
+
+async def test_boardsize_is_part_of_the_handshake_when_the_size_is_known(tmp_path: Path) -> None:
+    good = BotProcess(fakebot_argv("--seed", "1"), label="G", board_size=4, transcript=tmp_path / "g.log")
+    with trio.fail_after(GUARD):
+        async with good:
+            assert good.healthy
+    assert "boardsize 4" in (tmp_path / "g.log").read_text()
+    refusing = BotProcess(fakebot_argv("--fault", "refuse", "--at", "boardsize"), label="R", board_size=4)
+    with trio.fail_after(GUARD):
+        with pytest.raises(BotProtocolError, match="boardsize 4"):
+            async with refusing:
+                pass
+    check_gone(refusing.pid)
