@@ -461,6 +461,20 @@ def illegal_cases(size: int, seed: int = 0, tries: int = 300) -> list[IllegalCas
     return [found[k] for k in ("occupied", "merge", "steal") if k in found]
 
 
+async def _play_along(
+    bot: BotProcess, pos: Position, turns: Sequence[str], timeout: float
+) -> tuple[Position, tuple[str, str] | None]:
+    """Send legal ``turns`` with ``play``; the position after them, or the first refused
+    command and the bot's answer."""
+    for turn in turns:
+        color = pos.to_move
+        pos = pos.play(turn)
+        exchange = await bot.request(commands.play(color, turn), timeout)
+        if not exchange.response.ok:
+            return pos, (f"'play {color.value} {turn}'", _answer(exchange.response))
+    return pos, None
+
+
 async def check_illegal_play(name: str, s: _Session) -> CheckResult:
     size = s.options.size
     cases = illegal_cases(size, s.options.seed)
@@ -477,16 +491,12 @@ async def check_illegal_play(name: str, s: _Session) -> CheckResult:
             answer = _answer(exchange.response)
             sent = f"'setup {case.black} {case.white}'"
             return CheckResult(name, Status.FAIL, f"{sent} is valid but the bot answered {answer}")
-        for turn in case.turns:
-            color = pos.to_move
-            pos = pos.play(turn)
-            exchange = await bot.request(commands.play(color, turn), timeout)
-            if not exchange.response.ok:
-                return CheckResult(
-                    name, Status.FAIL,
-                    f"'play {color.value} {turn}' is legal (after setup {case.black} {case.white}) "
-                    f"but the bot answered {_answer(exchange.response)}",
-                )  # fmt: skip
+        pos, refused = await _play_along(bot, pos, case.turns, timeout)
+        if refused is not None:
+            return CheckResult(
+                name, Status.FAIL,
+                f"{refused[0]} is legal (after setup {case.black} {case.white}) but the bot answered {refused[1]}",
+            )  # fmt: skip
         showboard = "showboard" in s.listed
         before = await bot.call(commands.showboard(), timeout) if showboard else None
         color = pos.to_move
@@ -504,16 +514,13 @@ async def check_illegal_play(name: str, s: _Session) -> CheckResult:
                 f"{case.kind}: the bot rejected {illegal} but its showboard changed: "
                 f"before {_quote(before)}, after {_quote(after)}",
             )  # fmt: skip
-        for turn in case.follow:
-            color = pos.to_move
-            pos = pos.play(turn)
-            exchange = await bot.request(commands.play(color, turn), timeout)
-            if not exchange.response.ok:
-                return CheckResult(
-                    name, Status.FAIL,
-                    f"{case.kind}: after rejecting {illegal}, the legal 'play {color.value} {turn}' was answered "
-                    f"{_answer(exchange.response)} (is the bot's board still as it was?)",
-                )  # fmt: skip
+        pos, refused = await _play_along(bot, pos, case.follow, timeout)
+        if refused is not None:
+            return CheckResult(
+                name, Status.FAIL,
+                f"{case.kind}: after rejecting {illegal}, the legal {refused[0]} was answered {refused[1]} "
+                "(is the bot's board still as it was?)",
+            )  # fmt: skip
         checked.append(case.kind)
     how = "the following plays accepted"
     if "showboard" in s.listed:
