@@ -26,10 +26,10 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.bot import BotCommand, BotProcess  # noqa: E402
-from referee.config import OpeningKind, TimeControl  # noqa: E402
-from referee.game import GameSpec, play_game, run_game  # noqa: E402
-from referee.records import GameRecord, Termination  # noqa: E402
+from referee.play.game import play_game, run_game  # noqa: E402
+from referee.play.process import BotCommand, BotProcess  # noqa: E402
+from referee.play.spec import GameSpec, OpeningKind, TimeControl  # noqa: E402
+from referee.play.records import GameRecord, Termination  # noqa: E402
 
 # The instant bot: the protocol by hand, a random legal turn per genmove.
 INSTANT_BOT = r"""

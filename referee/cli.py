@@ -26,12 +26,14 @@ from pathlib import Path
 
 import trio
 
-from referee.bot import DEFAULT_COMMAND_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, BotCommand
-from referee.config import DEFAULT_MARGIN, OpeningKind, TimeControl, program_problem
-from referee.engine import MAX_SIZE, MIN_SIZE, Position
-from referee.match import RESULTS_FILE, MatchSpec, game_line, run_match
+from referee.engine import MAX_SIZE, MIN_SIZE
 from referee.errors import ConfigError, VastuzError
-from referee.records import GameRecord, iter_records
+from referee.play.process import BotCommand
+from referee.play.programs import program_problem
+from referee.play.spec import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MARGIN, DEFAULT_STARTUP_TIMEOUT, OpeningKind, TimeControl
+from referee.tournament.match import RESULTS_FILE, MatchSpec, game_line, run_match
+from referee.play.records import GameRecord
+from referee.tools.show import load_record, render_game
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -165,53 +167,10 @@ def add_show_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     p.set_defaults(handler=cmd_show)
 
 
-def load_record(path: Path, game: str) -> GameRecord:
-    """A record from a ``.json`` file, or game ``game`` (number or id) of a ``.jsonl`` file."""
-    if not path.is_file():
-        raise ValueError("no such file")
-    if path.suffix == ".json":
-        return GameRecord.from_json(path.read_text(encoding="utf-8"))
-    records = list(iter_records(path))
-    for record in records:
-        if record.game_id == game:
-            return record
-    if game.isdigit() and 1 <= int(game) <= len(records):
-        return records[int(game) - 1]
-    raise ValueError(f"{path}: no game {game!r} (the file holds {len(records)} game(s))")
-
-
-def render(record: GameRecord) -> str:
-    """The game as text: header, the board after the setup and after each turn, the result."""
-    out = [f"game {record.game_id}: size {record.size}, opening {record.opening}, time {record.time_control}"]
-    for seat, bot in enumerate(record.bots):
-        colour = "black" if record.black == seat else "white" if record.white == seat else "-"
-        out.append(f"  seat {seat} {bot.label} ({colour}): {bot.name or '?'} {bot.version or ''} [{bot.command}]")
-    pos = Position.new(record.size)
-    if record.setup is not None:
-        who = "the referee" if record.setup.by is None else record.label_of(record.setup.by)
-        out.append(f"setup by {who}: black {record.setup.black}, white {record.setup.white}")
-        pos = pos.setup(record.setup.black, record.setup.white)
-        out.append(pos.diagram())
-    if record.choice is not None:
-        out.append(f"{record.label_of(record.choice.by)} chose {record.choice.color.value}")
-    for turn in record.turns:
-        pos = pos.play(turn.turn)
-        timing = "opening" if turn.opening else f"{turn.seconds:.3f} s" if turn.seconds is not None else ""
-        if turn.left is not None:
-            timing += f", {turn.left:.1f} s left"
-        out.append(f"{turn.number}. {turn.color.value} {turn.turn} ({timing})")
-        out.append(pos.diagram())
-    out.append(f"result: {record.result} ({record.termination.value}): {record.reason}")
-    if record.score is not None:
-        out.append(f"score: black {record.score[0]:g}, white {record.score[1]:g}")
-    out.extend(f"note: {note}" for note in record.notes)
-    return "\n".join(out)
-
-
 async def cmd_show(args: argparse.Namespace) -> int:
     try:
         record = load_record(args.record, args.game)
-        text = render(record)
+        text = render_game(record)
     except OSError as exc:
         print(f"vastuz show: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -251,10 +210,11 @@ def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.Argume
 
 
 async def cmd_tournament(args: argparse.Namespace) -> int:
-    from referee.config import load_config
-    from referee.report import render
-    from referee.schedule import build_schedule
-    from referee.tournament import Tournament, shown
+    from referee.tournament.config_yaml import load_config
+    from referee.ratings.report import render
+    from referee.tournament.schedule import build_schedule
+    from referee.tournament.folder import shown
+    from referee.tournament.runner import Tournament
 
     try:
         config = load_config(args.config)
@@ -304,8 +264,8 @@ def add_report_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 async def cmd_report(args: argparse.Namespace) -> int:
-    from referee.report import render
-    from referee.tournament import load_standings
+    from referee.ratings.report import render
+    from referee.tournament.folder import load_standings
 
     try:
         st, title = await trio.to_thread.run_sync(lambda: load_standings(args.folder, bootstrap=max(0, args.bootstrap)))
@@ -320,7 +280,7 @@ async def cmd_report(args: argparse.Namespace) -> int:
 
 
 def add_check_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from referee.check import CHECKS, DEFAULT_SIZES
+    from referee.tools.check import CHECKS, DEFAULT_SIZES
 
     p = subparsers.add_parser(
         "check",
@@ -351,7 +311,7 @@ def add_check_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
 
 
 async def cmd_check(args: argparse.Namespace) -> int:
-    from referee.check import (
+    from referee.tools.check import (
         DEFAULT_SIZES,
         CheckOptions,
         CheckResult,
@@ -381,7 +341,7 @@ async def cmd_check(args: argparse.Namespace) -> int:
     print(f"checking: {args.bot}", flush=True)
     # The game loop logs a final_score disagreement as a warning; here the final-score
     # line reports it, so the log line would only repeat it out of place.
-    game_log = logging.getLogger("referee.game")
+    game_log = logging.getLogger("referee.play.game")
     level = game_log.level
     game_log.setLevel(logging.ERROR)
 

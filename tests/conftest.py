@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.bot import BotCommand
+from referee.play.process import BotCommand
 
 FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
 

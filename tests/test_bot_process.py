@@ -11,13 +11,8 @@ import pytest
 import trio
 
 from protocol import commands
-from referee.bot import (
-    BotCrashed,
-    BotProcess,
-    BotProtocolError,
-    BotStartError,
-    BotTimeout,
-)
+from referee.play.faults import BotCrashed, BotProtocolError, BotStartError, BotTimeout
+from referee.play.process import BotProcess
 from referee.engine import Color
 
 from conftest import check_gone, fakebot_argv

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from referee.check import CHECKS, CheckOptions, CheckReport, Status, illegal_cases, run_checks
+from referee.tools.check import CHECKS, CheckOptions, CheckReport, Status, illegal_cases, run_checks
 from referee.cli import main
 from referee.engine import Position, TurnError
 

@@ -11,23 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.config import (
-    DEFAULT_MARGIN,
-    BotSpec,
-    EloSpec,
-    Opening,
-    OpeningKind,
-    ScheduleKind,
-    ScheduleSpec,
-    TimeControl,
-    TimeControlKind,
-    TournamentConfig,
-    load_config,
-    parse_config,
-    random_openings,
-    read_book,
-)
 from referee.errors import ConfigError
+from referee.play.spec import DEFAULT_MARGIN, Opening, OpeningKind, TimeControl, TimeControlKind
+from referee.tournament.config import BotSpec, EloSpec, ScheduleKind, ScheduleSpec, TournamentConfig
+from referee.tournament.config_yaml import load_config, parse_config
+from referee.tournament.openings import random_openings, read_book
 
 PY = sys.executable
 REPO = Path(__file__).resolve().parent.parent
@@ -628,7 +616,7 @@ def test_random_openings_use_every_setup_before_repeating() -> None:
 
 
 def test_random_openings_with_turns_replay_legally() -> None:
-    from referee.config import check_opening
+    from referee.tournament.openings import check_opening
 
     openings = random_openings(5, 10, 3, turns=3)
     for opening in openings:

@@ -1,4 +1,4 @@
-"""Tests for referee.elo: the Bradley-Terry fit, its intervals, LOS and pentanomial stats."""
+"""Tests for referee.ratings.elo: the Bradley-Terry fit, its intervals, LOS and pentanomial stats."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.elo import (
+from referee.ratings.elo import (
     GameResult,
     Ratings,
     compute_ratings,

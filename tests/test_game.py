@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from referee.bot import BotCommand, BotProcess
-from referee.config import OpeningKind, TimeControl, check_opening
 from referee.engine import Color, Position
-from referee.game import GameSpec, play_game, run_game
-from referee.records import GameRecord, Outcome, Termination
+from referee.play.game import play_game, run_game
+from referee.play.process import BotCommand, BotProcess
+from referee.play.spec import GameSpec, OpeningKind, TimeControl
+from referee.tournament.openings import check_opening
+from referee.play.records import GameRecord, Outcome, Termination
 
 from conftest import check_gone, fakebot_argv
 

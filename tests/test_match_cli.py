@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from referee.cli import main
-from referee.config import OpeningKind, TimeControl
-from referee.match import MatchSpec, plan
-from referee.bot import BotCommand
-from referee.records import Termination, iter_records
+from referee.play.spec import OpeningKind, TimeControl
+from referee.tournament.match import MatchSpec, plan
+from referee.play.process import BotCommand
+from referee.play.records import GameRecord, Termination
+from referee.tournament.results import ResultsFile
 
 from conftest import check_gone, fakebot_argv
 
@@ -38,7 +39,7 @@ def test_match_with_a_faulty_bot_goes_on(tmp_path: Path, capsys: pytest.CaptureF
     assert all("(crash)" in line for line in game_lines)
     assert "A: 3 won, 0 drawn, 0 lost" in printed
     assert "B lost 3 game(s) by crash" in printed
-    records = list(iter_records(out / "games.jsonl"))
+    records = (lambda path: ResultsFile(path).load().records)((out / "games.jsonl"))
     assert [r.game_id for r in records] == ["g0001", "g0002", "g0003"]
     # A makes the setup in odd games, B in even ones.
     assert [r.bots[0].label for r in records] == ["A", "B", "A"]
@@ -61,7 +62,7 @@ def test_match_fischer_empty_concurrent(tmp_path: Path, capsys: pytest.CaptureFi
     assert code == 0
     printed = capsys.readouterr().out
     assert printed.count("\ngame ") == 4
-    records = list(iter_records(out / "games.jsonl"))
+    records = (lambda path: ResultsFile(path).load().records)((out / "games.jsonl"))
     assert sorted(r.game_id for r in records) == ["g0001", "g0002", "g0003", "g0004"]
     assert all(r.termination is Termination.SCORE for r in records)
     assert all(r.time_control == {"kind": "fischer", "main": 3.0, "increment": 0.1, "margin": 0.2} for r in records)
@@ -105,7 +106,7 @@ def test_show_replays_a_game(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     out = tmp_path / "m"
     assert main(["match", command("--seed", "5"), command("--seed", "6"), "--games", "2", "--size", "3", "--out", str(out)]) == 0
     capsys.readouterr()
-    records = list(iter_records(out / "games.jsonl"))
+    records = (lambda path: ResultsFile(path).load().records)((out / "games.jsonl"))
 
     assert main(["show", str(out / "games.jsonl"), "--game", "2"]) == 0
     shown = capsys.readouterr().out

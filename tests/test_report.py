@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from referee.report import FAILURE_KINDS, render, standings
+from referee.ratings.report import FAILURE_KINDS, render, standings
 
 
 def rec(a, b, winner, termination="score", fault_seat=None, pair=None):

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from referee.errors import ResultsError
-from referee.results import FolderLock, ResultsFile
+from referee.tournament.results import FolderLock, ResultsFile
 
 
 def test_append_and_load_round_trip(tmp_path):
@@ -48,7 +48,7 @@ def test_damage_in_the_middle_is_reported_with_its_line(tmp_path):
 def test_a_killed_writer_never_leaves_more_than_a_torn_tail(tmp_path):
     path = tmp_path / "results.jsonl"
     code = (
-        "import sys; from referee.results import ResultsFile\n"
+        "import sys; from referee.tournament.results import ResultsFile\n"
         "rf = ResultsFile(sys.argv[1])\n"
         "i = 0\n"
         "while True:\n"
@@ -73,7 +73,7 @@ def test_a_killed_writer_never_leaves_more_than_a_torn_tail(tmp_path):
 
 def test_folder_lock_is_exclusive_and_released(tmp_path):
     with FolderLock(tmp_path):
-        code = "import sys; from referee.results import FolderLock; FolderLock(sys.argv[1]).acquire()"
+        code = "import sys; from referee.tournament.results import FolderLock; FolderLock(sys.argv[1]).acquire()"
         proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
         assert proc.returncode != 0 and "another run is writing to this folder" in proc.stderr
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)

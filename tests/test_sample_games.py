@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from referee.bot import BotCommand
-from referee.config import OpeningKind, TimeControl, check_opening
-from referee.game import GameSpec, run_game
-from referee.records import Termination
+from referee.play.game import run_game
+from referee.play.process import BotCommand
+from referee.play.spec import GameSpec, OpeningKind, TimeControl
+from referee.tournament.openings import check_opening
+from referee.play.records import Termination
 
 from conftest import check_gone
 from test_game import replay

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.config import Opening, OpeningKind, ScheduleKind, ScheduleSpec, parse_config
-from referee.schedule import ScheduledGame, build_schedule, pairings, schedule_games
+from referee.play.spec import Opening, OpeningKind
+from referee.tournament.config import ScheduleKind, ScheduleSpec
+from referee.tournament.config_yaml import parse_config
+from referee.tournament.schedule import ScheduledGame, build_schedule, pairings, schedule_games
 
 NAMES = ["alpha", "beta", "gamma", "delta", "eps-1", "z.6"]
 OPENINGS = tuple(

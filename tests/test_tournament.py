@@ -16,11 +16,11 @@ import pytest
 import trio
 import yaml
 
-from referee.config import load_config
+from referee.tournament.config_yaml import load_config
 from referee.errors import ResultsError
-from referee.results import ResultsFile
-from referee.schedule import build_schedule
-from referee.tournament import Tournament
+from referee.tournament.results import ResultsFile
+from referee.tournament.schedule import build_schedule
+from referee.tournament.runner import Tournament
 
 FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
 ROOT = Path(__file__).resolve().parent.parent

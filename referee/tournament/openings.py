@@ -13,19 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.errors import ConfigError
-
-
-@dataclass(frozen=True)
-class Opening:
-    """A fixed start: pie-rule stones on ``black`` and ``white``, then ``turns`` played in
-    order from Black. Points and turns are lowercase. ``label`` says where it came from
-    (``book.txt:12`` or ``random-3``) for reports; it is not part of the opening's identity
-    in the fingerprint."""
-
-    black: str
-    white: str
-    turns: tuple[str, ...] = ()
-    label: str = ""
+from referee.play.spec import Opening
 
 
 def _display(path: Path) -> str:

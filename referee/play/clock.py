@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from protocol import commands
 from protocol.messages import Command
-from referee.config import TimeControl, TimeControlKind
 from referee.engine import Color
+from referee.play.spec import TimeControl, TimeControlKind
 
 __all__ = ["BotClock", "TimeControl", "TimeControlKind"]
 

@@ -1,10 +1,11 @@
 """Game records: what one game produced, as a value, and its JSON form (schema version 1).
 
-A :class:`GameRecord` is built by :mod:`referee.game` and written as one JSON object per
-line (``games.jsonl``) by :mod:`referee.match`. The schema is documented for users in
-``docs/records.md``; :meth:`GameRecord.to_json` / :meth:`GameRecord.from_json` are its only
-writer and reader, so the two cannot drift apart. Bump :data:`SCHEMA_VERSION` on any change
-that an old reader would misread.
+A :class:`GameRecord` is built by :mod:`referee.play.game`; a tournament adds its
+:class:`SlotInfo`. The schema is documented for users in ``docs/records.md``;
+:meth:`GameRecord.to_json` and :func:`parse_line` are the only writer and reader of a
+results line (the results file, :mod:`referee.tournament.results`, moves whole lines and
+calls them), so the two cannot drift apart. Bump :data:`SCHEMA_VERSION` on any change
+that an old reader would misread. Pure: no file is opened here.
 
 Bots are referred to by *seat*: 0 is the first bot of the game (the one that makes the
 pie-rule setup, or Black in the other opening modes), 1 the second. The record stores who
@@ -15,13 +16,10 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from referee.engine import Color
-from referee.results import ResultsFile
 
 SCHEMA_VERSION = 1
 
@@ -32,8 +30,8 @@ class Termination(str, enum.Enum):
     other value is a loss for the bot named in the record's ``fault``."""
 
     SCORE = "score"
-    ILLEGAL = "illegal"
     TIME = "time"
+    ILLEGAL = "illegal"
     CRASH = "crash"
     PROTOCOL = "protocol"
     RESIGN = "resign"
@@ -53,6 +51,10 @@ class Termination(str, enum.Enum):
         if self.is_forfeit:
             return "F"
         raise ValueError(f"{self.value} is not a forfeit")
+
+
+FORFEITS = tuple(t for t in Termination if t.is_forfeit)
+"""The kinds of loss a bot can cause, in the order reports show them."""
 
 
 class Outcome(str, enum.Enum):
@@ -151,6 +153,20 @@ class FaultEntry:
     received: str | None
 
 
+@dataclass(frozen=True)
+class SlotInfo:
+    """Where a tournament game sits in its schedule. ``slot`` is unique and stable (it is
+    also the record's ``game_id``); the two colour-swapped games of one opening share
+    ``pair_key``; ``opening`` says where a book or random opening came from."""
+
+    name: str
+    slot: str
+    index: int
+    round: int
+    pair_key: str | None
+    opening: str | None = None
+
+
 @dataclass
 class GameRecord:
     """Everything about one game. See ``docs/records.md`` for each field's meaning."""
@@ -177,12 +193,31 @@ class GameRecord:
     wall_seconds: float = 0.0
     referee_overhead_us: float | None = None
     notes: list[str] = field(default_factory=list)
+    tournament: SlotInfo | None = None
     schema: int = SCHEMA_VERSION
 
     # ------------------------------------------------------------------ conveniences
     @property
     def loser(self) -> int | None:
         return None if self.winner is None else 1 - self.winner
+
+    @property
+    def is_void(self) -> bool:
+        return self.termination is Termination.VOID
+
+    @property
+    def slot(self) -> str:
+        """The schedule slot in a tournament, else the game id: what identifies the game
+        when a run is resumed."""
+        return self.tournament.slot if self.tournament is not None else self.game_id
+
+    @property
+    def pair_key(self) -> str | None:
+        return None if self.tournament is None else self.tournament.pair_key
+
+    @property
+    def labels(self) -> tuple[str, str]:
+        return (self.bots[0].label, self.bots[1].label)
 
     def seat_of(self, color: Color) -> int | None:
         return self.black if color is Color.BLACK else self.white
@@ -226,6 +261,7 @@ class GameRecord:
             "wall_seconds": self.wall_seconds,
             "referee_overhead_us": self.referee_overhead_us,
             "notes": list(self.notes),
+            **({} if self.tournament is None else {"tournament": vars(self.tournament).copy()}),
         }
 
     def to_json(self) -> str:
@@ -243,6 +279,7 @@ class GameRecord:
             choice = data["choice"]
             fault = data["fault"]
             score = data["score"]
+            slot = data.get("tournament")
             return cls(
                 schema=version,
                 game_id=data["game_id"],
@@ -271,9 +308,12 @@ class GameRecord:
                 wall_seconds=data["wall_seconds"],
                 referee_overhead_us=data["referee_overhead_us"],
                 notes=list(data["notes"]),
+                tournament=None if slot is None else SlotInfo(**slot),
             )
         except KeyError as exc:
             raise ValueError(f"record lacks the field {exc.args[0]!r}") from None
+        except (TypeError, AttributeError, IndexError) as exc:
+            raise ValueError(f"a field has the wrong type ({exc})") from None
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
@@ -307,20 +347,16 @@ def _turn_from_dict(data: dict[str, Any]) -> TurnEntry:
     return TurnEntry(**fields)
 
 
-# ---------------------------------------------------------------------- the jsonl file
+# ---------------------------------------------------------------------- one results line
 
 
-def append_record(path: Path, record: GameRecord) -> None:
-    """Append ``record`` as one line and make it durable before returning (see
-    :class:`referee.results.ResultsFile`), so a crash right after a game never loses it."""
-    ResultsFile(path).append(record.to_dict())
-
-
-def iter_records(path: Path) -> Iterator[GameRecord]:
-    """The records of a ``games.jsonl``/``results.jsonl`` file in order. A torn last line
-    (the referee was killed mid-write) is skipped; damage elsewhere raises with its line."""
-    for number, data in enumerate(ResultsFile(path).load().records, start=1):
-        try:
-            yield GameRecord.from_dict(data)
-        except ValueError as exc:
-            raise ValueError(f"{path}: record {number}: {exc}") from None
+def parse_line(line: str | bytes) -> GameRecord:
+    """One line of a results file -> its record. ``ValueError`` says what is wrong: not
+    JSON, not an object, another schema, a missing field or one of the wrong type."""
+    try:
+        data = json.loads(line)
+    except ValueError as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ValueError("not a game record (a JSON object was expected)")
+    return GameRecord.from_dict(data)

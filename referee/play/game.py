@@ -1,8 +1,9 @@
 """One game between two bots, judged by the engine, always ending in a :class:`GameRecord`.
 
-:func:`play_game` runs a game between two started :class:`~referee.bot.BotProcess` objects;
-:func:`run_game` also starts them from their commands and always closes them. Both return
-a record whatever the bots do: every :class:`~referee.bot.BotFault` becomes a forfeit of the
+:func:`play_game` runs a game between two :class:`~referee.play.player.Player` objects (a
+real process, or the in-memory player the tests use); :func:`run_game` starts two
+processes from their commands, plays, and always closes them. Both return
+a record whatever the bots do: every :class:`~referee.play.faults.BotFault` becomes a forfeit of the
 bot at fault (it never escapes this module), and a failure on the referee's side (a program
 that cannot be executed, or a bug of ours) voids the game with the reason recorded.
 Only cancellation from outside (Ctrl-C, a tournament shutting down) propagates.
@@ -11,7 +12,7 @@ Seats: seat 0 is the *first* bot (it makes the pie-rule setup; in the other open
 it plays Black), seat 1 the *second* (it chooses its colour; otherwise White).
 
 Timing: a decision (``genmove``, ``gensetup``, ``choose_color``) must answer within the
-bot's clock budget plus the margin (see :mod:`referee.clock`); any other command within
+bot's clock budget plus the margin (see :mod:`referee.play.clock`); any other command within
 ``command_timeout``. Missing either deadline is a loss on time. An overall guard on the
 whole game catches what the per-request deadlines cannot (our own bugs): it voids.
 """
@@ -30,23 +31,13 @@ import trio
 from protocol import commands
 from protocol.framing import ProtocolError
 from protocol.messages import Command
-from referee.bot import (
-    DEFAULT_COMMAND_TIMEOUT,
-    DEFAULT_STARTUP_TIMEOUT,
-    BotCommand,
-    BotFault,
-    BotIllegal,
-    BotProcess,
-    BotProtocolError,
-    BotResigned,
-    BotStartError,
-    Exchange,
-)
-from referee.clock import BotClock, describe
-from referee.config import OpeningKind, TimeControl, TimeControlKind
-from referee.openings import Opening
-from referee.engine import Color, Position, TurnError, point_count
-from referee.records import (
+from referee.engine import Color, Position, TurnError
+from referee.play.clock import BotClock, describe
+from referee.play.faults import BotFault, BotIllegal, BotProtocolError, BotResigned, BotStartError
+from referee.play.player import Exchange, Player
+from referee.play.process import BotCommand, BotProcess
+from referee.play.spec import DEFAULT_STARTUP_TIMEOUT, GameSpec, Opening, OpeningKind
+from referee.play.records import (
     BotEntry,
     BotStats,
     ChoiceEntry,
@@ -60,45 +51,9 @@ from referee.records import (
     forfeit_result,
 )
 
-log = logging.getLogger("referee.game")
+log = logging.getLogger("referee.play.game")
 
 _FIXED_COLOURS = {Color.BLACK: 0, Color.WHITE: 1}
-
-
-@dataclass(frozen=True)
-class GameSpec:
-    """What game to play. ``opening`` PIE: the bots play the pie rule; EMPTY: Black (seat 0)
-    starts on an empty board; BOOK or RANDOM: ``setup`` (stones, then turns) is given to
-    both bots. ``game_timeout`` is the overall guard (None: computed from the clock)."""
-
-    size: int = 7
-    opening: OpeningKind = OpeningKind.PIE
-    setup: Opening | None = None
-    time_control: TimeControl = field(default_factory=lambda: TimeControl.fixed(1.0))
-    command_timeout: float = DEFAULT_COMMAND_TIMEOUT
-    game_timeout: float | None = None
-    game_id: str = "game"
-
-    def __post_init__(self) -> None:
-        given = self.opening in (OpeningKind.BOOK, OpeningKind.RANDOM)
-        if given != (self.setup is not None):
-            raise ValueError(f"a {self.opening.value} game needs a setup exactly when the opening is book or random")
-
-    def guard(self) -> float:
-        """The overall guard: the longest a game can take if every bot uses every deadline
-        to the full, plus a minute. Far beyond any real game; only a bug can reach it."""
-        if self.game_timeout is not None:
-            return self.game_timeout
-        tc = self.time_control
-        turns = 2 * point_count(self.size) + 1 + 2  # every turn, plus gensetup and choose_color
-        per_request = 3 * self.command_timeout + tc.margin  # time_left, play, slack
-        if tc.kind is TimeControlKind.FISCHER:
-            assert tc.main is not None
-            thinking = 2 * (tc.main + turns * tc.increment)
-        else:
-            assert tc.per_move is not None
-            thinking = turns * tc.per_move
-        return 60.0 + 6 * self.command_timeout + thinking + turns * per_request
 
 
 class _SeatFault(Exception):
@@ -117,7 +72,7 @@ def _now() -> str:
 class _Game:
     """The state of one game in progress and the record it is filling in."""
 
-    def __init__(self, bots: Sequence[BotProcess], spec: GameSpec) -> None:
+    def __init__(self, bots: Sequence[Player], spec: GameSpec) -> None:
         if len(bots) != 2 or bots[0] is bots[1]:
             raise ValueError("a game needs two distinct bots")
         self.bots = tuple(bots)
@@ -401,7 +356,7 @@ class _Game:
 
 
 async def play_game(
-    first: BotProcess, second: BotProcess, spec: GameSpec, *, start_in: trio.Nursery | None = None
+    first: Player, second: Player, spec: GameSpec, *, start_in: trio.Nursery | None = None
 ) -> GameRecord:
     """Play one game (``first`` makes the pie setup, or plays Black). Sends ``boardsize``
     and ``clear_board`` first, so bots can be reused from game to game. With ``start_in``,

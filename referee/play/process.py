@@ -5,7 +5,7 @@ referee, and killing the group takes grandchildren along), performs the handshak
 serves :meth:`BotProcess.request`: one command in flight at a time, each with a deadline.
 
 Everything a bot can do wrong surfaces as one exception tree, :class:`BotFault`, whose
-message names the bot, the command and (truncated) what the bot sent; :mod:`referee.game`
+message names the bot, the command and (truncated) what the bot sent; :mod:`referee.play.game`
 turns each into a forfeit. A program that cannot be executed at all is not the bot's fault
 in play but a setup problem: :class:`BotStartError`, which voids the game.
 
@@ -36,163 +36,36 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, ClassVar, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import trio
 
 from protocol import commands
-from protocol.framing import DEFAULT_MAX_LINE, LineBuffer, ProtocolError, clip
+from protocol.framing import DEFAULT_MAX_LINE, LineBuffer, ProtocolError
 from protocol.messages import Command, Response, ResponseParser, check_idle_line
-from referee.records import BotStats, Termination
+from referee.play.faults import (
+    EXCERPT,
+    BotCrashed,
+    BotFault,
+    BotProtocolError,
+    BotStartError,
+    BotTimeout,
+)
+from referee.play.logs import CappedLog, Transcript
+from referee.play.player import Exchange
+from referee.play.records import BotStats
+from referee.play.spec import DEFAULT_COMMAND_TIMEOUT, DEFAULT_STARTUP_TIMEOUT
 
-log = logging.getLogger("referee.bot")
+log = logging.getLogger("referee.play.process")
 
-DEFAULT_STARTUP_TIMEOUT = 10.0
-DEFAULT_COMMAND_TIMEOUT = 5.0
 DEFAULT_QUIT_GRACE = 0.5
 DEFAULT_KILL_GRACE = 0.5
 DEFAULT_LOG_CAP = 1 << 20
 _READ_SIZE = 1 << 16
-_EXCERPT = 200
 T = TypeVar("T")
 
 
-# ---------------------------------------------------------------------------- errors
-
-
-class BotStartError(Exception):
-    """The bot program could not be started at all (not found, not executable, bad cwd):
-    a setup problem on the referee's side, so the game is void rather than forfeited."""
-
-
-class BotFault(Exception):
-    """A bot did something that loses it the game. ``termination`` says which kind of loss.
-
-    ``bot`` is the bot's label, ``command`` the command line it was answering (None when it
-    failed outside any command), ``received`` a truncated excerpt of what it sent.
-    """
-
-    termination: ClassVar[Termination]
-
-    def __init__(self, bot: str, command: str | None, detail: str, received: str | None = None) -> None:
-        self.bot = bot
-        self.command = command
-        self.detail = detail
-        self.received = None if received is None else clip(received, _EXCERPT)
-        super().__init__(bot, command, detail)
-
-    def __str__(self) -> str:
-        where = f"bot {self.bot}" + (f", command {self.command!r}" if self.command else "")
-        text = f"{where}: {self.detail}"
-        if self.received is not None:
-            text += f"; received {self.received}"
-        return text
-
-
-class BotTimeout(BotFault):
-    """No complete answer before the deadline."""
-
-    termination = Termination.TIME
-
-
-class BotCrashed(BotFault):
-    """The process exited, or closed its stdout or stdin, while it was still needed."""
-
-    termination = Termination.CRASH
-
-
-class BotProtocolError(BotFault):
-    """The answer broke the framing, was ``?`` to a command the bot must answer, or did not
-    mean what the command asks (e.g. ``protocol_version`` other than 2)."""
-
-    termination = Termination.PROTOCOL
-
-
-class BotIllegal(BotFault):
-    """A well-formed answer that the rules reject: an illegal turn, a bad setup or colour."""
-
-    termination = Termination.ILLEGAL
-
-
-class BotResigned(BotFault):
-    """The bot answered ``resign``. Not a misbehaviour, but a loss handled the same way."""
-
-    termination = Termination.RESIGN
-
-
-# ---------------------------------------------------------------------------- logs
-
-
-class _CappedLog:
-    """An append-only log file with a size cap. Past the cap one ``[truncated]`` note is
-    written and further data is counted and dropped, so writing never fails or grows
-    without bound. ``path`` None discards everything."""
-
-    def __init__(self, path: Path | None, cap: int) -> None:
-        self.path = path
-        self.cap = cap
-        self.written = 0
-        self.dropped = 0
-        self._file: IO[bytes] | None = None
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
-
-    def write(self, data: bytes | bytearray) -> None:
-        if self._file is None:
-            return
-        room = self.cap - self.written
-        if room > 0:
-            chunk = data[:room]
-            self._file.write(chunk)
-            self.written += len(chunk)
-            data = data[room:]
-        if data:
-            if not self.dropped:
-                self._file.write(f"\n[truncated: log capped at {self.cap} bytes]\n".encode())
-            self.dropped += len(data)
-
-    def close(self) -> None:
-        if self._file is not None:
-            if self.dropped:
-                self._file.write(f"[{self.dropped} further bytes dropped]\n".encode())
-            self._file.close()
-            self._file = None
-
-
-class _Transcript:
-    """Every protocol line with its direction (``>`` to the bot, ``<`` from it, ``!`` an
-    event) and the seconds since the transcript was opened."""
-
-    def __init__(self, path: Path | None, cap: int) -> None:
-        self._log = _CappedLog(path, cap)
-        self._t0 = time.perf_counter()
-        self.enabled = path is not None
-        if self.enabled:
-            stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            self._log.write(f"# transcript opened {stamp}\n".encode())
-
-    def line(self, direction: str, text: str) -> None:
-        if self.enabled:
-            self._log.write(f"{time.perf_counter() - self._t0:10.6f} {direction} {text}\n".encode())
-
-    def close(self) -> None:
-        self._log.close()
-
-
 # ---------------------------------------------------------------------------- requests
-
-
-@dataclass
-class Exchange:
-    """One answered command: the response and the bot's time for it, in seconds (from just
-    before the command was written to the arrival of the response's final line).
-    ``overhead`` is the referee's own time inside the request call outside that window."""
-
-    command: Command
-    response: Response
-    seconds: float
-    overhead: float = 0.0
 
 
 @dataclass
@@ -280,8 +153,8 @@ class BotProcess:
         self.healthy = True
         self.stderr_log_path: Path | None = None
         self.transcript_path: Path | None = None
-        self._stderr_log = _CappedLog(None, log_cap)
-        self._transcript = _Transcript(None, log_cap)
+        self._stderr_log = CappedLog(None, log_cap)
+        self._transcript = Transcript(None, log_cap)
         self.set_logs(stderr_log, transcript)
         self._process: trio.Process | None = None
         self._pending: _Pending | None = None
@@ -384,8 +257,8 @@ class BotProcess:
         self._transcript.close()
         self.stderr_log_path = stderr_log
         self.transcript_path = transcript
-        self._stderr_log = _CappedLog(stderr_log, self.log_cap)
-        self._transcript = _Transcript(transcript, self.log_cap)
+        self._stderr_log = CappedLog(stderr_log, self.log_cap)
+        self._transcript = Transcript(transcript, self.log_cap)
 
     async def new_game(
         self,
@@ -563,7 +436,7 @@ class BotProcess:
                 self._record_fault(self._stdout_fault(str(exc), line))
                 return False
             return True
-        pending.received.append(line[:_EXCERPT])
+        pending.received.append(line[:EXCERPT])
         try:
             response = pending.parser.feed(line)
         except ProtocolError as exc:
@@ -680,6 +553,13 @@ class BotProcess:
                 await stream.aclose()
         await self._reader_done.wait()
         await self._stderr_done.wait()
+
+    def kill(self) -> None:
+        """SIGKILL the bot's process group now, without waiting (a second Ctrl-C cannot
+        wait for the orderly close). The :meth:`aclose` that follows still reaps it."""
+        if self._process is not None and self._process.returncode is None:
+            self.healthy = False
+            self._signal_group(signal.SIGKILL)
 
     def _signal_group(self, sig: signal.Signals) -> None:
         assert self.pid is not None

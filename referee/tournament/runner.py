@@ -1,8 +1,10 @@
 """Run a tournament: the schedule, concurrently, with durable and resumable results.
 
-The pieces, each elsewhere: :mod:`referee.config` validates the YAML, :mod:`referee.schedule`
-lists the games, :mod:`referee.game` plays one, :mod:`referee.results` keeps the results file,
-:mod:`referee.report` ranks the bots. This module only runs the list:
+The pieces, each elsewhere: :mod:`~referee.tournament.config_yaml` validates the YAML,
+:mod:`~referee.tournament.schedule` lists the games, :mod:`referee.play.game` plays one,
+:mod:`~referee.tournament.results` keeps the results file, :mod:`~referee.tournament.folder`
+the manifest, :mod:`~referee.tournament.pool` the bot processes, and
+:mod:`referee.ratings.report` ranks the bots. This module only runs the list:
 
 * ``concurrency`` workers take games in schedule order (so the two games of an opening
   pair start together), each inside the one nursery of the run;
@@ -21,125 +23,27 @@ lists the games, :mod:`referee.game` plays one, :mod:`referee.results` keeps the
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
 import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 import trio
 
-from .bot import BotCommand, BotProcess
-from .config import OpeningKind, TournamentConfig
-from .errors import ResultsError
-from .game import GameSpec, play_game
-from .records import GameRecord, Termination
-from .report import Standings, render, standings
-from .results import FolderLock, ResultsFile
-from .schedule import ScheduledGame, build_schedule
-
-RESULTS = "results.jsonl"
-MANIFEST = "tournament.json"
-LOGS = "logs"
-MANIFEST_FORMAT = 1
-
-
-# ------------------------------------------------------------------------ the output folder
-def shown(path: Path) -> str:
-    """``path`` as the user would write it: relative to the current folder when inside it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _differences(old: Any, new: Any, path: str = "") -> list[str]:
-    """Human-readable paths where two fingerprints differ."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        out = []
-        for key in sorted(set(old) | set(new), key=str):
-            sub = f"{path}.{key}" if path else str(key)
-            if key not in old:
-                out.append(f"{sub}: added")
-            elif key not in new:
-                out.append(f"{sub}: removed")
-            else:
-                out.extend(_differences(old[key], new[key], sub))
-        return out
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        out = []
-        for i, (a, b) in enumerate(zip(old, new)):
-            out.extend(_differences(a, b, f"{path}[{i}]"))
-        return out
-    if old != new:
-        return [f"{path}: was {json.dumps(old)}, now {json.dumps(new)}"]
-    return []
-
-
-def check_manifest(config: TournamentConfig, folder: Path) -> dict[str, Any]:
-    """Create ``tournament.json`` or check that this config may add to the folder's results."""
-    path = folder / MANIFEST
-    fingerprint = config.fingerprint()
-    if path.exists():
-        try:
-            manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-            old = manifest["fingerprint"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ResultsError(f"{path}: not a tournament manifest ({exc})") from None
-        diffs = _differences(old, json.loads(json.dumps(fingerprint)))
-        if diffs:
-            shown = "\n  ".join(diffs[:12]) + ("\n  ..." if len(diffs) > 12 else "")
-            raise ResultsError(
-                f"{folder} holds results of a different tournament; the games would not be comparable:\n  "
-                f"{shown}\nUse another output folder (the `output` key), or restore the config."
-            )
-        manifest.update(_manifest_view(config))
-    else:
-        manifest = {"format": MANIFEST_FORMAT, "created": _now(), "fingerprint": fingerprint, **_manifest_view(config)}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return manifest
-
-
-def _manifest_view(config: TournamentConfig) -> dict[str, Any]:
-    """What ``vastuz report`` needs besides the results (may change between resumes)."""
-    return {
-        "name": config.name,
-        "config": str(config.source),
-        "bots": list(config.bot_names),
-        "elo": {"anchor": config.elo.anchor, "anchor_rating": config.elo.anchor_rating},
-    }
-
-
-def latest_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One record per schedule slot: the first non-void one, else the last void one.
-
-    A void game (the referee could not run it) is retried on resume; its record stays in
-    the file as history but does not hide the replay.
-    """
-    best: dict[str, dict[str, Any]] = {}
-    order: list[str] = []
-    for r in records:
-        slot = (r.get("tournament") or {}).get("slot") or r.get("game_id", "")
-        if slot not in best:
-            order.append(slot)
-            best[slot] = r
-        elif best[slot].get("termination") == "void":
-            best[slot] = r
-    return [best[s] for s in order]
-
-
-def is_done(record: dict[str, Any]) -> bool:
-    return record.get("termination") != Termination.VOID.value
+from referee.errors import ResultsError
+from referee.play.game import play_game
+from referee.play.records import GameRecord, SlotInfo, Termination
+from referee.play.spec import GameSpec, OpeningKind
+from referee.ratings.report import Standings, render, standings
+from referee.tournament.config import TournamentConfig
+from referee.tournament.folder import LOGS, RESULTS, check_manifest, latest_records, shown, write_standings
+from referee.tournament.pool import BotPool
+from referee.tournament.results import FolderLock, ResultsFile
+from referee.tournament.schedule import ScheduledGame, build_schedule
 
 
 def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -148,84 +52,6 @@ def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
     while isinstance(inner, BaseExceptionGroup) and len(inner.exceptions) == 1:
         inner = inner.exceptions[0]
     return inner
-
-
-def write_standings(folder: Path, st: Standings, title: str) -> None:
-    """``standings.md`` and ``standings.json``, each replaced atomically."""
-    for name, text in (("standings.md", render(st, "markdown", title=title)), ("standings.json", render(st, "json"))):
-        tmp = folder / (name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, folder / name)
-
-
-# ------------------------------------------------------------------------------ bot pool
-class BotPool:
-    """Bot processes by bot name: idle ones waiting for their next game, and all live ones.
-
-    Every process is started in ``nursery`` (its reader and stderr tasks live there) and
-    is closed by :meth:`release` or :meth:`aclose` before that nursery ends.
-    """
-
-    def __init__(self, config: TournamentConfig, nursery: trio.Nursery, log_dir: Path, transcripts: bool) -> None:
-        self.config = config
-        self.nursery = nursery
-        self.log_dir = log_dir
-        self.transcripts = transcripts
-        self.idle: dict[str, list[BotProcess]] = {name: [] for name in config.bot_names}
-        self.live: set[BotProcess] = set()
-        self.started = 0
-
-    def take(self, name: str, game_id: str, seat: int) -> BotProcess:
-        """An idle healthy process of bot ``name`` or a new (not yet started) one, logging
-        to this game's files."""
-        stem = f"{game_id}-{seat}-{name}"
-        stderr_log = self.log_dir / f"{stem}.stderr.log"
-        transcript = self.log_dir / f"{stem}.transcript.log" if self.transcripts else None
-        while self.idle[name]:
-            bot = self.idle[name].pop()
-            if bot.reusable:
-                bot.set_logs(stderr_log, transcript)
-                return bot
-            self.nursery.start_soon(self._close, bot)
-        spec = self.config.bot(name)
-        bot = BotCommand(spec.command, name, spec.cwd, dict(spec.env)).process(
-            stderr_log=stderr_log, transcript=transcript, board_size=self.config.board_size
-        )
-        self.live.add(bot)
-        self.started += 1
-        return bot
-
-    async def release(self, bot: BotProcess, keep: bool) -> None:
-        """After a game: keep a healthy process for the next game, or close it."""
-        if keep and bot.reusable:
-            bot.set_logs(None, None)
-            self.idle[bot.label].append(bot)
-        else:
-            await self._close(bot)
-
-    async def _close(self, bot: BotProcess) -> None:
-        try:
-            await bot.aclose()
-        finally:
-            self.live.discard(bot)
-
-    async def aclose(self) -> None:
-        """Close every process, idle or not, concurrently (shielded)."""
-        with trio.CancelScope(shield=True):
-            async with trio.open_nursery() as closer:
-                for bot in list(self.live):
-                    closer.start_soon(self._close, bot)
-            for name in self.idle:
-                self.idle[name].clear()
-
-    def kill_all(self) -> None:
-        """SIGKILL every live process group now (the second Ctrl-C)."""
-        for bot in list(self.live):
-            if bot.pid is not None and bot.returncode is None:
-                try:
-                    os.killpg(bot.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
 
 
 # ------------------------------------------------------------------------------ the run
@@ -306,7 +132,7 @@ class Tournament:
         self.transcripts = transcripts
         self.bootstrap = bootstrap
         self.results = ResultsFile(self.folder / RESULTS)
-        self.records: list[dict[str, Any]] = []
+        self.records: list[GameRecord] = []
         self.stopping = False
         self.signals_seen = 0
         self.pool: BotPool | None = None
@@ -340,9 +166,7 @@ class Tournament:
                 )
             self.records = loaded.records
             schedule = build_schedule(config)
-            done = {
-                (r.get("tournament") or {}).get("slot") for r in latest_records(self.records) if is_done(r)
-            }
+            done = {r.slot for r in latest_records(self.records) if not r.is_void}
             pending = [g for g in schedule if g.slot not in done]
             progress = Progress(total=len(schedule), resumed=len(schedule) - len(pending))
             self._header(progress)
@@ -414,28 +238,27 @@ class Tournament:
                 else:
                     os._exit(130)
 
-    async def _worker(self, games: Any, progress: Progress) -> None:
+    async def _worker(self, games: Iterator[ScheduledGame], progress: Progress) -> None:
         for game in games:
             record = await self._play_one(game)
-            data = record.to_dict()
-            data["tournament"] = {
-                "name": self.config.name,
-                "slot": game.slot,
-                "index": game.index,
-                "round": game.round,
-                "pair_key": game.pair_key,
-                "opening": None if game.opening is None else game.opening.label,
-            }
+            record.tournament = SlotInfo(
+                name=self.config.name,
+                slot=game.slot,
+                index=game.index,
+                round=game.round,
+                pair_key=game.pair_key,
+                opening=None if game.opening is None else game.opening.label,
+            )
             # Shielded: once a game has finished, its record is written whatever happens.
             with trio.CancelScope(shield=True):
                 try:
-                    await trio.to_thread.run_sync(self.results.append, data)
+                    await trio.to_thread.run_sync(self.results.append, record)
                 except OSError as exc:  # disk full, permissions: stop, keep what is written
                     raise ResultsError(
                         f"cannot write the result of {game.slot} to {shown(self.results.path)}: {exc}; "
                         "the run stops here (every earlier result is on disk)"
                     ) from None
-            self.records.append(data)
+            self.records.append(record)
             progress.played += 1
             if record.termination is Termination.VOID:
                 progress.void += 1
@@ -484,45 +307,4 @@ async def run_tournament(config: TournamentConfig, **options: Any) -> Tournament
     return await Tournament(config, **options).run()
 
 
-def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, str]:
-    """Standings of a results folder from its files alone (``vastuz report``): a
-    tournament folder (``results.jsonl`` + ``tournament.json``) or a match (``games.jsonl``)."""
-    folder = Path(folder)
-    manifest_path = folder / MANIFEST
-    bots: list[str] | None = None
-    anchor = None
-    anchor_rating = 0.0
-    title = folder.name
-    if manifest_path.exists():
-        try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-            bots = list(manifest["bots"])
-            anchor = manifest.get("elo", {}).get("anchor")
-            anchor_rating = float(manifest.get("elo", {}).get("anchor_rating") or 0.0)
-            title = f"{manifest.get('name', title)}: standings"
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ResultsError(f"{manifest_path}: not a tournament manifest ({exc})") from None
-    for name in (RESULTS, "games.jsonl"):
-        path = folder / name
-        if path.exists():
-            break
-    else:
-        if not folder.is_dir():
-            raise ResultsError(f"{folder}: no such folder")
-        raise ResultsError(f"{folder}: no results here (expected {RESULTS} or games.jsonl)")
-    records = latest_records(ResultsFile(path).load().records)
-    st = standings(records, bots, anchor=anchor, anchor_rating=anchor_rating, bootstrap=bootstrap)
-    return st, title
-
-
-__all__ = [
-    "BotPool",
-    "Tournament",
-    "TournamentResult",
-    "check_manifest",
-    "latest_records",
-    "load_standings",
-    "run_tournament",
-    "write_standings",
-]
-
+__all__ = ["Progress", "Tournament", "TournamentResult", "game_line", "run_tournament"]

@@ -39,18 +39,19 @@ import trio
 from protocol import commands
 from protocol.framing import LineBuffer, ProtocolError, clip
 from protocol.messages import Command, Response, ResponseParser
-from referee.bot import (
-    DEFAULT_COMMAND_TIMEOUT,
-    DEFAULT_QUIT_GRACE,
-    DEFAULT_STARTUP_TIMEOUT,
-    BotFault,
-    BotProcess,
-    BotStartError,
-)
-from referee.config import DEFAULT_MARGIN, OpeningKind, TimeControl
 from referee.engine import Color, Position, TurnError, iter_points
-from referee.game import GameSpec, play_game
-from referee.records import GameRecord, Termination
+from referee.play.faults import BotFault, BotStartError
+from referee.play.game import play_game
+from referee.play.process import DEFAULT_QUIT_GRACE, BotProcess
+from referee.play.records import GameRecord, Termination
+from referee.play.spec import (
+    DEFAULT_COMMAND_TIMEOUT,
+    DEFAULT_MARGIN,
+    DEFAULT_STARTUP_TIMEOUT,
+    GameSpec,
+    OpeningKind,
+    TimeControl,
+)
 
 REQUIRED_COMMANDS = (
     "protocol_version", "name", "version", "known_command", "list_commands", "quit",

@@ -1,33 +1,23 @@
-"""Tournament configs: YAML in, frozen dataclasses out, every mistake reported with its place.
+"""Tournament configs: YAML in, frozen :mod:`referee.tournament.config` values out, every
+mistake reported with its place.
 
 The whole file is validated before any bot starts, because a typo found after an hour of
 games is an hour lost. Each error is a :class:`~referee.errors.ConfigError` that names the
 file, the key path (``bots[2].command``, indices counting from 0) and what was expected.
-
-One rule for paths, so a config means the same thing whichever directory it is run from:
-**a relative path in a config (``output``, ``bots[].cwd``, ``opening.book``) is relative to
-the folder that holds the config file**, and the defaults follow the same rule (``cwd``
-defaults to that folder, ``output`` to ``results/<name>`` inside it). The format is
-documented for users in ``configs/README.md``.
-
-Openings are resolved here (with :mod:`referee.openings`: the book is read and every line
-checked with the rules engine; random setups are generated from their seed), so the list of openings is part of the
-config's :meth:`TournamentConfig.fingerprint` and a resumed run can prove it plays the same
-openings. This module reads files but starts no process and needs no trio.
+Relative paths are relative to the config file's folder (see :mod:`referee.tournament.config`).
+Openings are resolved here: the book is read and every line checked with the rules
+engine, random setups are generated from their seed. This module reads files but starts no
+process and needs no trio.
 """
 
 from __future__ import annotations
 
 import difflib
-import enum
 import math
-import os
 import re
+import os
 import shlex
-import shutil
-import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn
@@ -35,188 +25,25 @@ from typing import Any, NoReturn
 import yaml
 
 from referee.errors import ConfigError
-from referee.openings import Opening, check_opening, random_openings, read_book
+from referee.play.programs import program_problem
+from referee.play.spec import DEFAULT_MARGIN, Opening, OpeningKind, TimeControl, TimeControlKind
+from referee.tournament.config import (
+    DEFAULT_BOARD_SIZE,
+    DEFAULT_GAMES_PER_PAIR,
+    DEFAULT_RANDOM_SEED,
+    MAX_BOARD_SIZE,
+    MIN_BOARD_SIZE,
+    NAME_PATTERN,
+    BotSpec,
+    EloSpec,
+    OpeningSpec,
+    ScheduleKind,
+    ScheduleSpec,
+    TournamentConfig,
+)
+from referee.tournament.openings import check_opening, random_openings, read_book
 
-MIN_BOARD_SIZE = 2
-MAX_BOARD_SIZE = 13
-DEFAULT_BOARD_SIZE = 7
-DEFAULT_MARGIN = 0.2
-"""Seconds the referee adds to each time limit for pipe and process-scheduling overhead
-before it declares a loss on time. Small enough not to change the game, large enough that
-a loaded machine does not forfeit a bot that answered on time."""
-DEFAULT_GAMES_PER_PAIR = 2
-DEFAULT_RANDOM_SEED = 0
-
-NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]+")
-"""Tournament and bot names become parts of file names and game ids, hence this set."""
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-# --------------------------------------------------------------------------- value objects
-
-
-class OpeningKind(str, enum.Enum):
-    """How a game starts. ``PIE``: a bot makes the two-stone setup and the other picks a
-    colour (the game's own rule). ``EMPTY``: Black's first turn on an empty board.
-    ``BOOK`` / ``RANDOM``: a setup (and maybe some turns) fixed by the referee, each played
-    twice with colours swapped."""
-
-    PIE = "pie"
-    EMPTY = "empty"
-    BOOK = "book"
-    RANDOM = "random"
-
-
-class TimeControlKind(str, enum.Enum):
-    PER_MOVE = "per_move"
-    FISCHER = "fischer"
-
-
-class ScheduleKind(str, enum.Enum):
-    ROUND_ROBIN = "round_robin"
-    GAUNTLET = "gauntlet"
-
-
-@dataclass(frozen=True)
-class OpeningSpec:
-    """The ``opening`` key. ``openings`` is the resolved list, non-empty exactly for
-    ``BOOK`` and ``RANDOM``; ``book`` is the resolved book path; ``count``/``seed``/
-    ``random_turns`` echo the ``random`` settings."""
-
-    kind: OpeningKind
-    openings: tuple[Opening, ...] = ()
-    book: Path | None = None
-    count: int | None = None
-    seed: int | None = None
-    random_turns: int = 0
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """Either a fixed budget per move (``per_move`` seconds, unused time is lost) or a
-    Fischer clock (``main`` seconds for the game, ``increment`` added after each move).
-    ``margin`` is the referee's allowance for process overhead on top of the budget."""
-
-    kind: TimeControlKind
-    per_move: float | None = None
-    main: float | None = None
-    increment: float = 0.0
-    margin: float = DEFAULT_MARGIN
-
-    def __post_init__(self) -> None:
-        if self.kind is TimeControlKind.PER_MOVE:
-            if self.per_move is None or not self.per_move > 0 or self.main is not None:
-                raise ValueError("a per_move time control needs per_move > 0 and no main")
-        elif self.main is None or not self.main > 0 or self.per_move is not None:
-            raise ValueError("a fischer time control needs main > 0 and no per_move")
-        if not self.increment >= 0 or not self.margin >= 0:
-            raise ValueError("increment and margin must be >= 0")
-
-    @classmethod
-    def fixed(cls, per_move: float, *, margin: float = DEFAULT_MARGIN) -> TimeControl:
-        return cls(TimeControlKind.PER_MOVE, per_move=float(per_move), margin=float(margin))
-
-    @classmethod
-    def fischer(cls, main: float, increment: float = 0.0, *, margin: float = DEFAULT_MARGIN) -> TimeControl:
-        return cls(
-            TimeControlKind.FISCHER, main=float(main), increment=float(increment), margin=float(margin)
-        )
-
-    def as_dict(self) -> dict[str, object]:
-        """The keys a user would write, e.g. ``{"per_move": 0.5, "margin": 0.2}``."""
-        if self.kind is TimeControlKind.PER_MOVE:
-            return {"per_move": self.per_move, "margin": self.margin}
-        return {"main": self.main, "increment": self.increment, "margin": self.margin}
-
-
-@dataclass(frozen=True)
-class ScheduleSpec:
-    """``round_robin``: every pair of bots meets. ``gauntlet``: each challenger meets every
-    bot that is not a challenger (challengers do not meet each other). Each meeting is
-    ``games_per_pair`` games (even, so colours and setups balance) per round."""
-
-    kind: ScheduleKind = ScheduleKind.ROUND_ROBIN
-    games_per_pair: int = DEFAULT_GAMES_PER_PAIR
-    rounds: int = 1
-    challengers: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class EloSpec:
-    """Where the rating scale sits: ``anchor`` is rated ``anchor_rating``; without an
-    anchor the mean rating of all bots is ``anchor_rating``."""
-
-    anchor: str | None = None
-    anchor_rating: float = 0.0
-
-
-@dataclass(frozen=True)
-class BotSpec:
-    """How to start one bot. ``env`` holds only the config's variables; whoever spawns the
-    bot merges them over ``os.environ``."""
-
-    name: str
-    command: tuple[str, ...]
-    cwd: Path
-    env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
-
-
-@dataclass(frozen=True)
-class TournamentConfig:
-    name: str
-    board_size: int
-    opening: OpeningSpec
-    time_control: TimeControl
-    schedule: ScheduleSpec
-    concurrency: int
-    output: Path
-    elo: EloSpec
-    bots: tuple[BotSpec, ...]
-    source: Path
-
-    @property
-    def bot_names(self) -> tuple[str, ...]:
-        return tuple(bot.name for bot in self.bots)
-
-    def bot(self, name: str) -> BotSpec:
-        for bot in self.bots:
-            if bot.name == name:
-                return bot
-        raise KeyError(name)
-
-    def fingerprint(self) -> dict[str, object]:
-        """The settings that decide what each game *is*, as plain JSON-ready data.
-
-        A run records this; a resume compares it and refuses to mix results when it
-        differs. Included: bots (in order, since order fixes the pairings) with their
-        commands, working folders and extra environment; board size; time control; the
-        resolved openings; the schedule kind, challengers and games per pair (they decide
-        which opening and colours each game slot has). Left out on purpose: ``rounds`` (so a
-        finished tournament can be extended with more rounds), ``concurrency``, ``output``,
-        ``name`` and ``elo`` (they change how results are produced or shown, not the games).
-        """
-        return {
-            "board_size": self.board_size,
-            "time_control": {"kind": self.time_control.kind.value, **self.time_control.as_dict()},
-            "opening": {
-                "kind": self.opening.kind.value,
-                "openings": [[o.black, o.white, list(o.turns)] for o in self.opening.openings],
-            },
-            "schedule": {
-                "kind": self.schedule.kind.value,
-                "games_per_pair": self.schedule.games_per_pair,
-                "challengers": list(self.schedule.challengers),
-            },
-            "bots": [
-                {
-                    "name": bot.name,
-                    "command": list(bot.command),
-                    "cwd": str(bot.cwd),
-                    "env": dict(sorted(bot.env.items())),
-                }
-                for bot in self.bots
-            ],
-        }
 
 
 # --------------------------------------------------------------------------- entry points
@@ -334,32 +161,6 @@ def _describe(value: object) -> str:
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
-
-
-def program_problem(program: str, cwd: Path, env: Mapping[str, str] | None = None) -> str | None:
-    """Why a bot program cannot be started, or ``None`` if it can.
-
-    Finds argv[0] the way the spawner will: a name with a slash is a path from the bot's
-    working folder; a bare name is looked up on PATH (the bot's own PATH if its env sets
-    one) and, as in any POSIX shell, never in the working folder.
-    """
-    env = env or {}
-    if os.sep in program or (os.altsep and os.altsep in program):
-        target = cwd / Path(program).expanduser()
-        if not target.exists():
-            return f"program {program!r} not found (looked in {cwd})"
-        if target.is_dir() or not os.access(target, os.X_OK):
-            return f"program {program!r} is not an executable file ({target}; chmod +x?)"
-        return None
-    search = env.get("PATH", os.environ.get("PATH", os.defpath))
-    if shutil.which(program, path=search) is not None:
-        return None
-    message = f"program {program!r} not found (looked in PATH)"
-    if program in ("python", "python3"):
-        message += f"; to run bots with the referee's own Python, write {sys.executable!r}"
-    elif (cwd / program).is_file():
-        message += f"; to run the {program!r} in {cwd}, write './{program}'"
-    return message
 
 
 class _Parser:
@@ -676,8 +477,4 @@ class _Parser:
 # --------------------------------------------------------------------------- opening sources
 
 
-__all__ = [
-    "BotSpec", "DEFAULT_MARGIN", "EloSpec", "Opening", "OpeningKind", "OpeningSpec", "ScheduleKind",
-    "ScheduleSpec", "TimeControl", "TimeControlKind", "TournamentConfig", "check_opening", "load_config",
-    "parse_config", "parse_yaml", "program_problem", "random_openings", "read_book",
-]
+__all__ = ["load_config", "parse_config", "parse_yaml"]

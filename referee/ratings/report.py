@@ -16,15 +16,17 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from tabulate import tabulate
 
-from .elo import GameResult, Pentanomial, Ratings, compute_ratings, pentanomial
+from referee.play.records import FORFEITS, GameRecord, Termination
+from referee.ratings.elo import GameResult, Pentanomial, Ratings, compute_ratings, pentanomial
 
-FAILURE_KINDS = ("time", "illegal", "crash", "protocol", "resign")
+FAILURE_KINDS = tuple(t.value for t in FORFEITS)
+"""The failure columns of the leaderboard: every kind of forfeit, from the record's enum."""
 
 
 @dataclass
@@ -43,7 +45,7 @@ class BotLine:
     losses: int
     score: float
     los_next: float | None
-    failures: dict[str, int]
+    failures: dict[Termination, int]
 
     @property
     def score_percent(self) -> float:
@@ -64,7 +66,7 @@ class BotLine:
             "score": self.score,
             "score_percent": round(self.score_percent, 2),
             "los_next": None if self.los_next is None else round(self.los_next, 4),
-            "failures": dict(self.failures),
+            "failures": {kind.value: n for kind, n in self.failures.items()},
         }
 
 
@@ -88,21 +90,18 @@ def _finite(x: float) -> float | None:
     return round(x, 2) if math.isfinite(x) else None
 
 
-def game_result(record: Mapping[str, Any]) -> GameResult | None:
+def game_result(record: GameRecord) -> GameResult | None:
     """The rating view of one record; ``None`` for a void game."""
-    if record.get("termination") == "void" or record.get("outcome") == "void":
+    if record.is_void:
         return None
-    bots = record["bots"]
-    a, b = bots[0]["label"], bots[1]["label"]
-    winner = record.get("winner")
+    a, b = record.labels
+    winner = record.winner
     score_a = 0.5 if winner is None else (1.0 if winner == 0 else 0.0)
-    slot = record.get("tournament") or {}
-    pair = slot.get("pair_key")
-    return GameResult(a, b, score_a, None if pair is None else str(pair))
+    return GameResult(a, b, score_a, record.pair_key)
 
 
 def standings(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[GameRecord],
     bots: Sequence[str] | None = None,
     *,
     anchor: str | None = None,
@@ -114,22 +113,21 @@ def standings(
     records = list(records)
     names: list[str] = list(bots) if bots is not None else []
     for r in records:
-        for bot in r["bots"]:
-            if bot["label"] not in names and bots is None:
-                names.append(bot["label"])
+        for label in r.labels:
+            if label not in names and bots is None:
+                names.append(label)
     results: list[GameResult] = []
-    failures = {n: dict.fromkeys(FAILURE_KINDS, 0) for n in names}
+    failures = {n: dict.fromkeys(FORFEITS, 0) for n in names}
     cross: dict[str, dict[str, tuple[float, int]]] = {n: {} for n in names}
     void = 0
     overhead_sum: dict[str, float] = {}
     overhead_n: dict[str, int] = {}
     for r in records:
-        for b in r["bots"]:
-            stats = b.get("stats") or {}
-            n = int(stats.get("requests") or 0)
+        for entry in r.bots:
+            n = entry.stats.requests
             if n:
-                overhead_sum[b["label"]] = overhead_sum.get(b["label"], 0.0) + float(stats.get("overhead_us") or 0.0) * n
-                overhead_n[b["label"]] = overhead_n.get(b["label"], 0) + n
+                overhead_sum[entry.label] = overhead_sum.get(entry.label, 0.0) + entry.stats.overhead_us * n
+                overhead_n[entry.label] = overhead_n.get(entry.label, 0) + n
         g = game_result(r)
         if g is None:
             void += 1
@@ -138,9 +136,8 @@ def standings(
         for me, other, pts in ((g.a, g.b, g.score_a), (g.b, g.a, g.score_b)):
             p, n = cross[me].get(other, (0.0, 0))
             cross[me][other] = (p + pts, n + 1)
-        fault = r.get("fault")
-        if fault and fault.get("kind") in FAILURE_KINDS:
-            failures[r["bots"][fault["seat"]]["label"]][fault["kind"]] += 1
+        if r.fault is not None and r.fault.kind.is_forfeit:
+            failures[r.bots[r.fault.seat].label][r.fault.kind] += 1
     ratings: Ratings = compute_ratings(
         results, names, anchor=anchor if anchor in names else None, anchor_rating=anchor_rating,
         bootstrap=bootstrap, seed=seed,
@@ -198,7 +195,7 @@ def leaderboard_rows(st: Standings) -> tuple[list[str], list[list[Any]]]:
                 f"{line.wins}-{line.draws}-{line.losses}",
                 f"{line.score_percent:.1f}",
                 "" if line.los_next is None else f"{100 * line.los_next:.1f}%",
-                *[line.failures[k] for k in FAILURE_KINDS],
+                *[line.failures[k] for k in FORFEITS],
             ]
         )
     return headers, rows
@@ -273,7 +270,7 @@ def render_csv(st: Standings) -> str:
     w.writerow(["rank", "name", "elo", "elo_error", "elo_low", "elo_high", "games", "wins", "draws", "losses", "score", "score_percent", "los_next", *FAILURE_KINDS])
     for line in st.lines:
         j = line.to_json()
-        w.writerow([j["rank"], j["name"], j["elo"], j["elo_error"], j["elo_low"], j["elo_high"], j["games"], j["wins"], j["draws"], j["losses"], j["score"], j["score_percent"], j["los_next"], *[line.failures[k] for k in FAILURE_KINDS]])
+        w.writerow([j["rank"], j["name"], j["elo"], j["elo_error"], j["elo_low"], j["elo_high"], j["games"], j["wins"], j["draws"], j["losses"], j["score"], j["score_percent"], j["los_next"], *[line.failures[k] for k in FORFEITS]])
     return buf.getvalue()
 
 

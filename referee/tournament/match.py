@@ -1,6 +1,6 @@
 """A match: N games between two bot commands, for ``vastuz match``.
 
-Scheduling is deliberately minimal (tournaments have :mod:`referee.schedule`): game ``i``
+Scheduling is deliberately minimal (tournaments have :mod:`referee.tournament.schedule`): game ``i``
 (from 1) has bot A as the first bot when ``i`` is odd and bot B when it is even, so the
 two alternate who makes the pie setup (or plays Black). Random openings are dealt one per
 couple of games, so each is played once from each side.
@@ -18,11 +18,19 @@ from pathlib import Path
 
 import trio
 
-from referee.bot import DEFAULT_COMMAND_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, BotCommand
-from referee.config import OpeningKind, TimeControl
-from referee.openings import Opening, random_openings
-from referee.game import GameSpec, run_game
-from referee.records import GameRecord, Termination, append_record
+from referee.play.game import run_game
+from referee.play.process import BotCommand
+from referee.play.records import GameRecord, Termination
+from referee.play.spec import (
+    DEFAULT_COMMAND_TIMEOUT,
+    DEFAULT_STARTUP_TIMEOUT,
+    GameSpec,
+    Opening,
+    OpeningKind,
+    TimeControl,
+)
+from referee.tournament.openings import random_openings
+from referee.tournament.results import ResultsFile
 
 RESULTS_FILE = "games.jsonl"
 LOGS_DIR = "logs"
@@ -133,7 +141,7 @@ async def run_match(
     match.out.mkdir(parents=True, exist_ok=True)
     log_dir = match.out / LOGS_DIR
     log_dir.mkdir(exist_ok=True)
-    results = match.out / RESULTS_FILE
+    results = ResultsFile(match.out / RESULTS_FILE)
     summary = MatchSummary((match.bots[0].label, match.bots[1].label))
     queue = iter(plan(match))
 
@@ -149,7 +157,7 @@ async def run_match(
                 transcripts=match.transcripts,
                 startup_timeout=match.startup_timeout,
             )
-            append_record(results, record)
+            await trio.to_thread.run_sync(results.append, record)
             summary.add(record)
             if on_record is not None:
                 on_record(game.number, record)

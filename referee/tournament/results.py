@@ -16,61 +16,80 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import NoReturn, TextIO
 
-from .errors import ResultsError
+from referee.errors import ResultsError
+from referee.play.records import GameRecord, parse_line
 
 
 @dataclass
 class Loaded:
     """What a results file held: the records, and what was wrong with its tail, if anything."""
 
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[GameRecord] = field(default_factory=list)
     torn_tail: bytes = b""  # the bytes of a torn last line (empty when the file was whole)
     valid_length: int = 0  # byte length of the whole records: where a torn tail starts
 
 
 class ResultsFile:
-    """``results.jsonl``: one JSON object per line, appended as games finish."""
+    """``results.jsonl`` (or a match's ``games.jsonl``): one game record per line, appended
+    as games finish. Lines are turned into records and back only by
+    :func:`referee.play.records.parse_line` and :meth:`GameRecord.to_json`."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
 
     def load(self) -> Loaded:
-        """Every whole record, in file order; a torn last line is reported, not returned."""
+        """Every whole record, in file order; a torn last line is reported, not returned.
+
+        One pass over the file, a line at a time: the cost is linear in its size and the
+        only memory kept is the records themselves.
+        """
         out = Loaded()
         try:
-            data = self.path.read_bytes()
+            fh = open(self.path, "rb")  # noqa: SIM115 - closed below
         except FileNotFoundError:
             return out
         except OSError as exc:
             raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
+        failed: tuple[int, bytes, str] | None = None  # a bad line, fatal unless it is the last
         pos = 0
-        lineno = 0
-        while pos < len(data):
-            end = data.find(b"\n", pos)
-            lineno += 1
-            last = end == -1 or data[end + 1:].strip() == b""
-            chunk = data[pos:] if end == -1 else data[pos:end]
-            try:
-                if end == -1:
-                    raise ValueError("no newline: the write was cut off")
-                record = json.loads(chunk)
-                if not isinstance(record, dict):
-                    raise ValueError("not a JSON object")
-            except ValueError as exc:
-                if last:
-                    out.torn_tail = data[pos:]
-                    break
-                raise ResultsError(
-                    f"{self.path}: line {lineno} is damaged ({exc}); the file was edited or "
-                    f"corrupted outside the arena. Fix or remove that line and run again."
-                ) from None
-            if chunk.strip():
-                out.records.append(record)
-            pos = end + 1
-            out.valid_length = pos
+        try:
+            with fh:
+                for lineno, raw in enumerate(fh, start=1):
+                    if failed is not None:
+                        if raw.strip():
+                            self._damaged(*failed)
+                        continue  # blank lines after a bad last line: still a torn tail
+                    if not raw.endswith(b"\n"):
+                        failed = (lineno, raw, "no newline: the write was cut off")
+                        continue
+                    if raw.strip():
+                        try:
+                            out.records.append(parse_line(raw))
+                        except ValueError as exc:
+                            failed = (lineno, raw, str(exc))
+                            continue
+                    pos += len(raw)
+                    out.valid_length = pos
+        except OSError as exc:
+            raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
+        if failed is not None:
+            lineno, raw, why = failed
+            if raw.endswith(b"\n") and _is_json_object(raw):
+                # A whole line that is JSON but not a record is not a torn write: it was
+                # written by something else, and dropping it silently would lose data.
+                self._damaged(lineno, raw, why)
+            with open(self.path, "rb") as again:
+                again.seek(out.valid_length)
+                out.torn_tail = again.read()
         return out
+
+    def _damaged(self, lineno: int, raw: bytes, why: str) -> NoReturn:
+        raise ResultsError(
+            f"{self.path}: line {lineno} is damaged ({why}); the file was edited or "
+            f"corrupted outside the arena. Fix or remove that line and run again."
+        )
 
     def repair(self) -> Loaded:
         """Load, and cut a torn last line off the file so appends start on a fresh line."""
@@ -82,13 +101,13 @@ class ResultsFile:
                 os.fsync(fh.fileno())
         return loaded
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: GameRecord) -> None:
         """Write one record as one line and make it durable before returning.
 
         Blocking (it ``fsync``\\ s): from trio, call it in a worker thread so no bot's clock
         is charged for our disk.
         """
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        line = record.to_json() + "\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # O_APPEND: each write lands at the end even if something else appended meanwhile.
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -100,6 +119,13 @@ class ResultsFile:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def _is_json_object(raw: bytes) -> bool:
+    try:
+        return isinstance(json.loads(raw), dict)
+    except ValueError:
+        return False
 
 
 class FolderLock:

@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from referee.config import OpeningKind, ScheduleKind, ScheduleSpec, TournamentConfig
-from referee.openings import Opening
+from referee.play.spec import Opening, OpeningKind
+from referee.tournament.config import ScheduleKind, ScheduleSpec, TournamentConfig
 
 
 @dataclass(frozen=True)

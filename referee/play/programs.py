@@ -1,0 +1,39 @@
+"""Whether a bot's program can be started, asked before any process is spawned.
+
+Used by config validation, ``vastuz match`` and ``vastuz check`` so that a missing or
+non-executable program is one clear error up front, not a game voided later.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def program_problem(program: str, cwd: Path, env: Mapping[str, str] | None = None) -> str | None:
+    """Why a bot program cannot be started, or ``None`` if it can.
+
+    Finds argv[0] the way the spawner will: a name with a slash is a path from the bot's
+    working folder; a bare name is looked up on PATH (the bot's own PATH if its env sets
+    one) and, as in any POSIX shell, never in the working folder.
+    """
+    env = env or {}
+    if os.sep in program or (os.altsep and os.altsep in program):
+        target = cwd / Path(program).expanduser()
+        if not target.exists():
+            return f"program {program!r} not found (looked in {cwd})"
+        if target.is_dir() or not os.access(target, os.X_OK):
+            return f"program {program!r} is not an executable file ({target}; chmod +x?)"
+        return None
+    search = env.get("PATH", os.environ.get("PATH", os.defpath))
+    if shutil.which(program, path=search) is not None:
+        return None
+    message = f"program {program!r} not found (looked in PATH)"
+    if program in ("python", "python3"):
+        message += f"; to run bots with the referee's own Python, write {sys.executable!r}"
+    elif (cwd / program).is_file():
+        message += f"; to run the {program!r} in {cwd}, write './{program}'"
+    return message
