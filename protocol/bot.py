@@ -84,7 +84,8 @@ class Bot(abc.ABC):
         """Called on ``time_settings MAIN BYO STONES``; the default keeps the three numbers
         in ``self.time_settings``. The referee sends ``0 LIMIT 1`` for a per-move limit
         (so ``gensetup`` and ``choose_color`` also have LIMIT seconds) and ``MAIN INC 0``
-        for a Fischer clock (MAIN seconds, plus INC after every decision)."""
+        for a Fischer clock (MAIN seconds, plus INC after every turn; the pie-rule
+        decisions run on the same clock but earn no increment)."""
         self.time_settings = (main, byo, stones)
 
 

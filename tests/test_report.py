@@ -1,51 +1,76 @@
-"""Standings from records: counts, failures, crosstable, formats."""
+"""Standings from records: counts, failures, crosstable, formats.
+
+The records are real: games played by the game loop between in-memory players, with
+faults injected to get each kind of ending, then placed in a schedule as a tournament does.
+"""
 
 import csv
 import io
 import json
 
 import pytest
+import trio
 
+from referee.play.game import play_game
+from referee.play.memory import Fault, MemoryPlayer
+from referee.play.records import GameRecord, SlotInfo, Termination
+from referee.play.spec import GameSpec, OpeningKind, TimeControl
 from referee.ratings.report import FAILURE_KINDS, render, standings
+from sample_bots.random_bot import RandomBot
+
+SPEC = GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=TimeControl.fixed(0.2, margin=0.1), command_timeout=0.5)
 
 
-def rec(a, b, winner, termination="score", fault_seat=None, pair=None):
-    r = {
-        "bots": [{"label": a}, {"label": b}],
-        "winner": winner,
-        "termination": termination,
-        "outcome": "void" if termination == "void" else ("draw" if winner is None else "black"),
-    }
-    if fault_seat is not None:
-        r["fault"] = {"seat": fault_seat, "kind": termination}
+async def game(
+    first: str, second: str, *, fault: tuple[int, Fault] | None = None, pair: str | None = None, void: bool = False
+) -> GameRecord:
+    """A real game between in-memory random bots; ``fault`` makes that seat's first
+    genmove misbehave; ``void``: the second bot's program cannot start."""
+    players = [
+        MemoryPlayer(RandomBot(seed=len(first) + 7 * seat), label=label, start_error="gone" if void and seat else None)
+        for seat, label in enumerate((first, second))
+    ]
+    if fault is not None:
+        players[fault[0]].inject("genmove", fault[1])
+    async with trio.open_nursery() as nursery:
+        record = await play_game(players[0], players[1], SPEC, start_in=nursery)
     if pair is not None:
-        r["tournament"] = {"pair_key": pair}
-    return r
+        record.tournament = SlotInfo("t", f"{pair}-{first}", 0, 1, pair)
+    return record
 
 
-RECORDS = [
-    rec("a", "b", 0, pair="p1"),
-    rec("b", "a", 1, pair="p1"),
-    rec("a", "c", None, pair="p2"),
-    rec("c", "a", 0, "time", fault_seat=1, pair="p2"),
-    rec("b", "c", 1, "illegal", fault_seat=0, pair="p3"),
-    rec("c", "b", 1, "crash", fault_seat=0, pair="p3"),
-    rec("a", "b", None, "void"),
-]
+async def make_records() -> list[GameRecord]:
+    return [
+        await game("a", "b", fault=(1, Fault.RESIGN), pair="p1"),
+        await game("b", "a", fault=(0, Fault.RESIGN), pair="p1"),
+        await game("a", "c", pair="p2"),  # played out
+        await game("c", "a", fault=(1, Fault.TIMEOUT), pair="p2"),
+        await game("b", "c", fault=(0, Fault.ILLEGAL), pair="p3"),
+        await game("c", "b", fault=(0, Fault.CRASH), pair="p3"),
+        await game("a", "b", void=True),
+    ]
 
 
-def test_counts_failures_and_crosstable():
-    st = standings(RECORDS, ["a", "b", "c"], bootstrap=200)
+async def test_counts_failures_and_crosstable(autojump_clock: trio.testing.MockClock) -> None:
+    records = await make_records()
+    assert [r.termination for r in records] == [
+        Termination.RESIGN, Termination.RESIGN, Termination.SCORE, Termination.TIME,
+        Termination.ILLEGAL, Termination.CRASH, Termination.VOID,
+    ]  # fmt: skip
+    played = records[2]  # a (seat 0) against c, to the end: its result decides a few counts
+    a_pts = 1.0 if played.winner == 0 else 0.5 if played.winner is None else 0.0
+    st = standings(records, ["a", "b", "c"], bootstrap=200)
     by = {line.name: line for line in st.lines}
     assert st.games == 7 and st.void == 1
-    assert (by["a"].wins, by["a"].draws, by["a"].losses) == (2, 1, 1)
+    assert by["a"].games == 4 and by["b"].games == 4 and by["c"].games == 4
+    assert by["a"].score == 2 + a_pts and by["c"].score == 2 + (1 - a_pts) and by["b"].score == 1
     assert (by["b"].wins, by["b"].draws, by["b"].losses) == (1, 0, 3)
-    assert (by["c"].wins, by["c"].draws, by["c"].losses) == (2, 1, 1)
-    assert by["a"].score == 2.5 and by["b"].score == 1 and by["c"].score == 2.5
-    assert by["a"].failures["time"] == 1 and by["b"].failures["illegal"] == 1 and by["c"].failures["crash"] == 1
-    assert sum(sum(line.failures.values()) for line in st.lines) == 3
+    assert by["a"].wins + by["a"].draws + by["a"].losses == 4 and by["a"].losses == 1 + (a_pts == 0)
+    assert by["a"].failures[Termination.TIME] == 1 and by["b"].failures[Termination.ILLEGAL] == 1
+    assert by["c"].failures[Termination.CRASH] == 1 and by["b"].failures[Termination.RESIGN] == 2
+    assert sum(sum(line.failures.values()) for line in st.lines) == 5
     assert st.cross["a"]["b"] == (2.0, 2) and st.cross["b"]["a"] == (0.0, 2)
-    assert st.cross["a"]["c"] == (0.5, 2) and st.cross["c"]["a"] == (1.5, 2)
+    assert st.cross["a"]["c"] == (a_pts, 2) and st.cross["c"]["a"] == (2 - a_pts, 2)
     assert [line.rank for line in st.lines] == [1, 2, 3]
     assert st.lines[-1].name == "b" and st.lines[-1].los_next is None
     # one complete opening pair per pairing
@@ -53,12 +78,14 @@ def test_counts_failures_and_crosstable():
     assert all(p.pairs == 1 for p in st.pairs)
 
 
-def test_formats():
-    st = standings(RECORDS, ["a", "b", "c"], bootstrap=100, anchor="b")
+async def test_formats(autojump_clock: trio.testing.MockClock) -> None:
+    st = standings(await make_records(), ["a", "b", "c"], bootstrap=100, anchor="b")
     assert st.anchor == "b" and [line.elo for line in st.lines if line.name == "b"] == [0.0]
     text = render(st, "text", title="t")
     assert [row.split()[3] for row in text.splitlines() if row.split()[1:2] == ["b"]] == ["anchor"]
     assert text.startswith("t\n") and "Crosstable" in text and "6 games rated, 1 void" in text
+    header = next(row for row in text.splitlines() if row.startswith("rank"))
+    assert header.split()[-5:] == ["time", "illegal", "crash", "protocol", "resign"]
     md = render(st, "markdown", title="t")
     assert md.startswith("# t") and "| bot" in md
     data = json.loads(render(st, "json"))
@@ -67,14 +94,16 @@ def test_formats():
         for key in ("name", "elo", "elo_error", "games", "wins", "draws", "losses", "score", "failures"):
             assert key in d
         assert set(d["failures"]) == set(FAILURE_KINDS)
+    assert {d["name"]: d["failures"]["resign"] for d in data}["b"] == 2
     rows = list(csv.DictReader(io.StringIO(render(st, "csv"))))
     assert [r["name"] for r in rows] == [d["name"] for d in data] and rows[0]["rank"] == "1"
+    assert {r["name"]: r["crash"] for r in rows}["c"] == "1"
     with pytest.raises(ValueError, match="unknown report format 'xml'"):
         render(st, "xml")
 
 
-def test_a_perfect_score_and_no_games_do_not_break_the_tables():
-    records = [rec("a", "b", 0) for _ in range(4)]
+async def test_a_perfect_score_and_no_games_do_not_break_the_tables() -> None:
+    records = [await game("a", "b", fault=(1, Fault.RESIGN)) for _ in range(4)]
     st = standings(records, ["a", "b", "c"], bootstrap=50)
     assert [line.name for line in st.lines][0] == "a"
     assert any("c" in w for w in st.warnings)
@@ -83,11 +112,15 @@ def test_a_perfect_score_and_no_games_do_not_break_the_tables():
     json.loads(render(st, "json"))  # infinite values never reach the JSON
 
 
-def test_referee_overhead_is_averaged_per_bot_over_requests():
-    records = [rec("a", "b", 0), rec("b", "a", 1)]
-    records[0]["bots"][0]["stats"] = {"requests": 10, "overhead_us": 50.0}
-    records[0]["bots"][1]["stats"] = {"requests": 10, "overhead_us": 70.0}
-    records[1]["bots"][1]["stats"] = {"requests": 30, "overhead_us": 90.0}
+async def test_referee_overhead_is_averaged_per_bot_over_requests() -> None:
+    records = [await game("a", "b"), await game("b", "a")]
+    expected = {}
+    for label in ("a", "b"):
+        entries = [e for r in records for e in r.bots if e.label == label]
+        n = sum(e.stats.requests for e in entries)
+        expected[label] = (sum(e.stats.overhead_us * e.stats.requests for e in entries) / n, n)
     st = standings(records, ["a", "b"], bootstrap=0)
-    assert st.overhead["a"] == (80.0, 40) and st.overhead["b"] == (70.0, 10)
-    assert "referee overhead per request (outside the bots' clocks): a 80 µs, b 70 µs" in render(st, "text")
+    for label in ("a", "b"):
+        assert st.overhead[label][1] == expected[label][1] > 10
+        assert st.overhead[label][0] == pytest.approx(expected[label][0]) and expected[label][0] > 0
+    assert "referee overhead per request (outside the bots' clocks): a " in render(st, "text")

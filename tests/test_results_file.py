@@ -4,57 +4,94 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from referee.errors import ResultsError
+from referee.play.records import BotEntry, GameRecord, SlotInfo
 from referee.tournament.results import FolderLock, ResultsFile
+
+
+def rec(slot: str, pad: str = "") -> GameRecord:
+    return GameRecord(
+        game_id=slot, size=3, opening="pie", time_control={"kind": "per_move", "per_move": 1.0, "margin": 0.2},
+        bots=[BotEntry("a", "bot-a"), BotEntry("b", "bot-b")], notes=["é ünïcode", pad] if pad else [],
+        tournament=SlotInfo("t", slot, int(slot[1:]) if slot[1:].isdigit() else 0, 1, "k"),
+    )  # fmt: skip
+
+
+def slots(loaded) -> list[str]:
+    return [r.slot for r in loaded.records]
 
 
 def test_append_and_load_round_trip(tmp_path):
     rf = ResultsFile(tmp_path / "out" / "results.jsonl")
     assert rf.load().records == []
     for i in range(5):
-        rf.append({"slot": f"s{i}", "text": "é ünïcode"})
+        rf.append(rec(f"s{i}", "x"))
     loaded = rf.load()
-    assert [r["slot"] for r in loaded.records] == ["s0", "s1", "s2", "s3", "s4"]
+    assert slots(loaded) == ["s0", "s1", "s2", "s3", "s4"]
+    assert loaded.records[3] == rec("s3", "x")  # typed, whole, equal to what was written
     assert loaded.torn_tail == b""
     assert rf.path.read_text(encoding="utf-8").count("\n") == 5
 
 
-@pytest.mark.parametrize("tail", [b'{"slot": "s2", "res', b'{"slot": "s2"}', b"garbage\n"])
+@pytest.mark.parametrize("tail", [b'{"schema": 1, "game_id": "s2", "res', b'{"slot": "s2"}', b"garbage\n", b"garbage\n\n"])
 def test_a_torn_last_line_is_dropped_and_repaired(tmp_path, tail):
     rf = ResultsFile(tmp_path / "results.jsonl")
-    rf.append({"slot": "s0"})
-    rf.append({"slot": "s1"})
+    rf.append(rec("s0"))
+    rf.append(rec("s1"))
     with open(rf.path, "ab") as fh:
         fh.write(tail)
     loaded = rf.load()
-    assert [r["slot"] for r in loaded.records] == ["s0", "s1"]
+    assert slots(loaded) == ["s0", "s1"]
     assert loaded.torn_tail == tail
     rf.repair()
-    rf.append({"slot": "s2"})
-    assert [r["slot"] for r in rf.load().records] == ["s0", "s1", "s2"]
+    rf.append(rec("s2"))
+    assert slots(rf.load()) == ["s0", "s1", "s2"]
     assert rf.load().torn_tail == b""
 
 
 def test_damage_in_the_middle_is_reported_with_its_line(tmp_path):
     rf = ResultsFile(tmp_path / "results.jsonl")
-    rf.path.write_text('{"slot": "s0"}\nnot json\n{"slot": "s2"}\n')
-    with pytest.raises(ResultsError, match=r"line 2 is damaged"):
+    rf.path.write_text(rec("s0").to_json() + "\nnot json\n" + rec("s2").to_json() + "\n")
+    with pytest.raises(ResultsError, match=r"line 2 is damaged \(not JSON"):
+        rf.load()
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("{}", "unsupported record schema None"),
+        ('{"schema": 1, "game_id": "x"}', "record lacks the field 'setup'"),
+        ("[1, 2]", "not a game record"),
+        ('{"schema": 7}', "unsupported record schema 7"),
+    ],
+)
+@pytest.mark.parametrize("where", ["middle", "last"])
+def test_a_line_that_is_json_but_not_a_record_is_named_never_dropped(tmp_path, line, why, where):
+    rf = ResultsFile(tmp_path / "results.jsonl")
+    rf.append(rec("s0"))
+    with open(rf.path, "a") as fh:
+        fh.write(line + "\n")
+    if where == "middle":
+        rf.append(rec("s2"))
+    with pytest.raises(ResultsError, match=rf"results.jsonl: line 2 is damaged \({why}"):
         rf.load()
 
 
 def test_a_killed_writer_never_leaves_more_than_a_torn_tail(tmp_path):
     path = tmp_path / "results.jsonl"
     code = (
-        "import sys; from referee.tournament.results import ResultsFile\n"
+        "import sys; sys.path.insert(0, sys.argv[2]); from test_results_file import rec\n"
+        "from referee.tournament.results import ResultsFile\n"
         "rf = ResultsFile(sys.argv[1])\n"
         "i = 0\n"
         "while True:\n"
-        "    rf.append({'slot': f's{i}', 'pad': 'x' * 20000}); i += 1\n"
+        "    rf.append(rec(f's{i}', 'x' * 20000)); i += 1\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", code, str(path)])
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path), str(Path(__file__).parent)])
     try:
         deadline = time.monotonic() + 60
         while not path.exists() or path.stat().st_size < 200_000:
@@ -65,10 +102,10 @@ def test_a_killed_writer_never_leaves_more_than_a_torn_tail(tmp_path):
         proc.wait()
     rf = ResultsFile(path)
     loaded = rf.repair()
-    slots = [r["slot"] for r in loaded.records]
-    assert slots == [f"s{i}" for i in range(len(slots))] and len(slots) >= 10
-    rf.append({"slot": "after"})
-    assert rf.load().records[-1] == {"slot": "after"}
+    kept = slots(loaded)
+    assert kept == [f"s{i}" for i in range(len(kept))] and len(kept) >= 10
+    rf.append(rec("after"))
+    assert rf.load().records[-1] == rec("after")
 
 
 def test_folder_lock_is_exclusive_and_released(tmp_path):

@@ -18,6 +18,7 @@ import yaml
 
 from referee.tournament.config_yaml import load_config
 from referee.errors import ResultsError
+from referee.play.records import GameRecord, Termination
 from referee.tournament.results import ResultsFile
 from referee.tournament.schedule import build_schedule
 from referee.tournament.runner import Tournament
@@ -89,12 +90,13 @@ def marker():
             pass
 
 
-def records(folder: Path) -> list[dict]:
+def records(folder: Path) -> list[GameRecord]:
     return ResultsFile(folder / "results.jsonl").load().records
 
 
-def slots(recs):
-    return [r["tournament"]["slot"] for r in recs]
+def slots(recs: list[GameRecord]) -> list[str]:
+    assert all(r.tournament is not None and r.tournament.slot == r.game_id for r in recs)
+    return [r.slot for r in recs]
 
 
 async def test_faulty_bots_lose_their_games_and_healthy_ones_are_unaffected(tmp_path, marker):
@@ -112,24 +114,24 @@ async def test_faulty_bots_lose_their_games_and_healthy_ones_are_unaffected(tmp_
     assert not result.interrupted and result.played == result.total == 20
     recs = records(config.output)
     assert sorted(slots(recs)) == sorted(g.slot for g in build_schedule(config))
-    kinds = {"crasher": "crash", "hanger": "time", "garbage": "protocol"}
+    kinds = {"crasher": Termination.CRASH, "hanger": Termination.TIME, "garbage": Termination.PROTOCOL}
     for r in recs:
-        labels = [b["label"] for b in r["bots"]]
+        labels = list(r.labels)
         faulty = [x for x in labels if x in kinds]
         if not faulty:
-            assert r["termination"] == "score" and r["score"] is not None
+            assert r.termination is Termination.SCORE and r.score is not None
             continue
         if len(faulty) == 2:  # two faulty bots: whoever failed first lost
-            assert r["termination"] in {kinds[faulty[0]], kinds[faulty[1]]}
+            assert r.termination in {kinds[faulty[0]], kinds[faulty[1]]}
             continue
         loser_seat = labels.index(faulty[0])
         # A faulty bot may win a game that ends before its fault fires (--after 1), but
         # never loses by anything other than its own fault, and never causes a void.
-        assert r["termination"] != "void"
-        if r["winner"] == 1 - loser_seat:
-            assert r["termination"] in ("score", kinds[faulty[0]])
-        if r["termination"] != "score":
-            assert r["fault"]["seat"] == loser_seat and r["winner"] == 1 - loser_seat
+        assert not r.is_void
+        if r.winner == 1 - loser_seat:
+            assert r.termination in (Termination.SCORE, kinds[faulty[0]])
+        if r.termination is not Termination.SCORE:
+            assert r.fault is not None and r.fault.seat == loser_seat and r.winner == 1 - loser_seat
     standings = json.loads((config.output / "standings.json").read_text())
     by = {s["name"]: s for s in standings}
     assert by["crasher"]["failures"]["crash"] > 0
@@ -329,7 +331,7 @@ async def test_a_results_file_that_cannot_be_written_stops_the_run_with_a_clear_
     calls = []
 
     def append(self, record):
-        calls.append(record["tournament"]["slot"])
+        calls.append(record.slot)
         if len(calls) > 1:
             raise OSError(errno.ENOSPC, "No space left on device")
         real_append(self, record)

@@ -9,6 +9,8 @@ writing logs) is never charged to a bot.
 ``margin`` is added to every deadline, never to the budget the bot is told about: it covers
 pipe latency and process scheduling, not thinking. Under Fischer a bot that answers within
 the margin but past its remaining time keeps playing with zero time left plus the increment.
+The increment is earned by turns only (PROTOCOL.md section 4): the pie rule's ``gensetup``
+and ``choose_color`` run on the clock but add nothing to it.
 """
 
 from __future__ import annotations
@@ -48,12 +50,13 @@ class BotClock:
         """Seconds to wait for the next decision before declaring a loss on time."""
         return self.budget + self.control.margin
 
-    def charge(self, seconds: float) -> None:
-        """Book a decision that took ``seconds`` (already known to be within the deadline)."""
+    def charge(self, seconds: float, *, turn: bool = True) -> None:
+        """Book a decision that took ``seconds`` (already known to be within the deadline).
+        Under Fischer a ``turn`` earns the increment; a pie-rule decision does not."""
         self.used += seconds
         self.decisions += 1
         if self.fischer:
-            self.remaining = max(0.0, self.remaining - seconds) + self.control.increment
+            self.remaining = max(0.0, self.remaining - seconds) + (self.control.increment if turn else 0.0)
 
     @property
     def left(self) -> float | None:

@@ -209,7 +209,7 @@ class _Game:
         if color is not None and self.bots[seat].knows("time_left"):
             await self._optional(seat, clock.time_left_command(color), self.spec.command_timeout)
         exchange = await self._must(seat, command, clock.deadline, thinking=True)
-        clock.charge(exchange.seconds)
+        clock.charge(exchange.seconds, turn=command.name == "genmove")
         return exchange
 
     def _illegal(self, seat: int, exchange: Exchange, detail: str) -> _SeatFault:

@@ -17,10 +17,12 @@ stays with :class:`~referee.play.process.BotProcess` and its tests.
 from __future__ import annotations
 
 import enum
+import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import trio
 
@@ -28,6 +30,7 @@ from protocol import commands
 from protocol.bot import Bot, BotSession
 from protocol.framing import ProtocolError
 from protocol.messages import Command, Response, ResponseParser
+from referee.engine import Position
 from referee.play.faults import (
     BotCrashed,
     BotFault,
@@ -39,6 +42,8 @@ from referee.play.player import Exchange
 
 if TYPE_CHECKING:
     from io import StringIO
+
+T = TypeVar("T")
 
 
 class Fault(enum.Enum):
@@ -56,9 +61,11 @@ class Fault(enum.Enum):
 @dataclass(frozen=True)
 class Answer:
     """Answer the request with ``text`` (after ``=id ``) instead of the bot's own answer,
-    e.g. ``Answer("g7 g8")`` for a two-token genmove answer."""
+    e.g. ``Answer("g7 g8")`` for a two-token genmove answer. ``text`` may also be a
+    function of the bot's position (to build, say, a turn that omits a compulsory steal);
+    where it returns None the bot answers as itself."""
 
-    text: str
+    text: str | Callable[[Position], str | None]
 
 
 Injection = Fault | Answer
@@ -103,6 +110,7 @@ class MemoryPlayer:
         self._seen: Counter[str] = Counter()
         self._injections: dict[tuple[str, int], Injection] = {}
         self._delays: dict[str, float] = {}
+        self._bot_wall = 0.0
 
     def __repr__(self) -> str:
         return f"<MemoryPlayer {self.label} {type(self.bot).__name__}>"
@@ -131,13 +139,12 @@ class MemoryPlayer:
         if self.start_error is not None:
             raise BotStartError(f"bot {self.label}: cannot start {self.command!r}: {self.start_error}")
         self._started = True
-        commands.parse_protocol_version(await self._must(commands.protocol_version()))
+        version = await self._must(commands.protocol_version())
+        self._parse_reply("protocol_version", commands.parse_protocol_version, version)
         self.name = (await self._must(commands.name())).strip().split("\n")[0][:200]
         self.version = (await self._must(commands.version())).strip().split("\n")[0][:200]
-        try:
-            self.commands = commands.parse_list_commands(await self._must(commands.list_commands()))
-        except ProtocolError as exc:
-            raise BotProtocolError(self.label, "list_commands", str(exc)) from None
+        listed = await self._must(commands.list_commands())
+        self.commands = self._parse_reply("list_commands", commands.parse_list_commands, listed)
         if self.board_size is not None:
             await self._must(commands.boardsize(self.board_size))
 
@@ -158,6 +165,8 @@ class MemoryPlayer:
         if injection is None:
             injection = self._injections.get((command.name, 0))
         began = trio.current_time()
+        entered = time.perf_counter()
+        self._bot_wall = 0.0
         try:
             with trio.fail_after(timeout):
                 if injection is Fault.TIMEOUT:
@@ -171,7 +180,10 @@ class MemoryPlayer:
         except BotFault as fault:
             raise self._broken(fault) from None
         response = self._parse(command, raw)
-        return Exchange(command, response, trio.current_time() - began, 0.0)
+        # The referee's own share (parsing, bookkeeping): the request's wall time outside
+        # the bot's session, as the process player reports its overhead.
+        overhead = max(0.0, time.perf_counter() - entered - self._bot_wall)
+        return Exchange(command, response, trio.current_time() - began, overhead)
 
     # ------------------------------------------------------------------ inside
     async def _must(self, command: Command) -> str:
@@ -184,6 +196,13 @@ class MemoryPlayer:
             )
         return exchange.response.text
 
+    def _parse_reply(self, command: str, parser: Callable[[str], T], text: str) -> T:
+        """A reply parser's :class:`ProtocolError` is the bot's protocol fault."""
+        try:
+            return parser(text)
+        except ProtocolError as exc:
+            raise self._broken(BotProtocolError(self.label, self.sent[-1], str(exc), text)) from None
+
     def _broken(self, fault: BotFault) -> BotFault:
         self.healthy = False
         if self._fault is None:
@@ -194,9 +213,10 @@ class MemoryPlayer:
         """The raw response text (``=id ...`` lines and the closing empty line)."""
         ident = "" if command.id is None else str(command.id)
         if injection is None:
-            return self.session.handle(command)
+            return self._handle(command)
         if isinstance(injection, Answer):
-            return f"={ident} {injection.text}\n\n"
+            text = injection.text if isinstance(injection.text, str) else injection.text(self.session.position)
+            return self._handle(command) if text is None else f"={ident} {text}\n\n"
         if injection is Fault.CRASH:
             raise BotCrashed(self.label, str(command), "closed its output (exited or crashed)")
         if injection is Fault.GARBAGE:
@@ -206,11 +226,19 @@ class MemoryPlayer:
         if injection is Fault.RESIGN:
             return f"={ident} resign\n\n"
         if injection is Fault.WRONG_ID:
-            answer = self.session.handle(command)
+            answer = self._handle(command)
             return answer.replace(f"={ident}", f"={int(ident or 0) + 1000}", 1)
         if injection is Fault.ILLEGAL:
             return f"={ident} {self._illegal_answer(command)}\n\n"
         raise AssertionError(injection)
+
+    def _handle(self, command: Command) -> str:
+        """The bot's own answer, timed as the bot's share of the request."""
+        started = time.perf_counter()
+        try:
+            return self.session.handle(command)
+        finally:
+            self._bot_wall += time.perf_counter() - started
 
     def _illegal_answer(self, command: Command) -> str:
         position = self.session.position

@@ -17,16 +17,32 @@ used for paired-opening matches (as in engine testing frameworks).
 Everything here is deterministic for a given input order and seed, and never raises for
 degenerate but legal data (no games, one bot, a bot that won everything, groups of bots
 that never met): such cases are reported in :attr:`Ratings.warnings`.
+
+This module is the package's entry point: it holds the leaderboard and the steps of
+:func:`compute_ratings`, and re-exports the rest of the public names. The work is done
+below it, each module importing only those further down:
+
+- :mod:`referee.ratings.fit`: the maximum-likelihood maths of one group of bots;
+- :mod:`referee.ratings.model`: :class:`GameResult` and the Elo scale helpers;
+- :mod:`referee.ratings.groups`: connected groups, fitted and put on the anchor scale;
+- :mod:`referee.ratings.bootstrap`: resampling units, resamples and percentile bounds;
+- :mod:`referee.ratings.pentanomial`: paired-opening statistics.
 """
 
 from __future__ import annotations
 
-import math
-import random
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import mul
-from statistics import NormalDist
+
+from referee.ratings.bootstrap import (
+    bootstrap_samples,
+    percentile_interval,
+    resampling_units,
+    unit_totals,
+)
+from referee.ratings.groups import GroupFitter
+from referee.ratings.model import GameResult, elo_from_score, expected_score, los
+from referee.ratings.pentanomial import Pentanomial, pentanomial
 
 __all__ = [
     "GameResult",
@@ -40,43 +56,8 @@ __all__ = [
     "pentanomial",
 ]
 
-# One natural-log strength unit in Elo points: R = theta * 400 / ln(10).
-_ELO_PER_NAT = 400.0 / math.log(10.0)
-_VALID_SCORES = (0.0, 0.5, 1.0)
-# Newton stops when no rating moves by more than this many natural-log units (~4e-8 Elo).
-_TOLERANCE = 1e-10
-_MAX_NEWTON_STEPS = 200
-
 
 # --------------------------------------------------------------------------- value objects
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """One finished game between bots ``a`` and ``b`` as the rating maths sees it.
-
-    ``score_a`` is 1 (a won), 0.5 (draw) or 0 (b won); forfeits are ordinary wins here.
-    Games sharing a non-``None`` ``pair`` key are one opening pair (the same opening played
-    twice with colours swapped); the bootstrap resamples such pairs as a whole, and
-    :func:`pentanomial` scores them together. Colours are deliberately not recorded: the
-    model has no colour advantage term, pairing the openings is what cancels it.
-    """
-
-    a: str
-    b: str
-    score_a: float
-    pair: Hashable | None = None
-
-    def __post_init__(self) -> None:
-        if self.a == self.b:
-            raise ValueError(f"a game needs two different bots, got {self.a!r} twice")
-        if self.score_a not in _VALID_SCORES:
-            raise ValueError(f"score_a must be 1, 0.5 or 0, got {self.score_a!r}")
-
-    @property
-    def score_b(self) -> float:
-        """Points of bot ``b``: the two scores of a game always add up to one."""
-        return 1.0 - self.score_a
 
 
 @dataclass(frozen=True)
@@ -130,309 +111,6 @@ class Ratings:
             if rating.name == name:
                 return rating
         raise KeyError(name)
-
-
-@dataclass(frozen=True)
-class Pentanomial:
-    """Paired-opening statistics of bot ``a`` against bot ``b``.
-
-    ``counts[k]`` is the number of complete opening pairs in which ``a`` scored ``k / 2``
-    points (0, 0.5, 1, 1.5, 2). ``elo`` is :func:`elo_from_score` of the mean per-game score
-    of the pairs; ``error`` is half the width of the normal-approximation confidence
-    interval of that mean, mapped through :func:`elo_from_score`. Both are infinite when
-    the interval reaches a perfect score. ``los`` is the normal-approximation probability
-    that ``a`` is stronger than ``b``.
-    """
-
-    a: str
-    b: str
-    counts: tuple[int, int, int, int, int]
-    elo: float
-    error: float
-    los: float
-
-    @property
-    def pairs(self) -> int:
-        """Number of complete opening pairs counted."""
-        return sum(self.counts)
-
-
-# --------------------------------------------------------------------------- scalar helpers
-
-
-def expected_score(diff_elo: float) -> float:
-    """Expected score of a bot rated ``diff_elo`` points above its opponent.
-
-    ``1 / (1 + 10 ** (-diff / 400))``: 0.5 at 0, about 0.64 at +100, 10/11 at +400.
-    Computed without overflow for any finite difference.
-    """
-    return _sigmoid(diff_elo / _ELO_PER_NAT)
-
-
-def elo_from_score(p: float) -> float:
-    """The Elo difference whose expected score is ``p``: ``-400 * log10(1/p - 1)``.
-
-    The inverse of :func:`expected_score`. A perfect score has no finite rating
-    difference, so ``p == 1`` gives ``inf`` and ``p == 0`` gives ``-inf``; values outside
-    ``[0, 1]`` are a ``ValueError``.
-    """
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"a score fraction must be within [0, 1], got {p!r}")
-    if p == 1.0:
-        return math.inf
-    if p == 0.0:
-        return -math.inf
-    return _ELO_PER_NAT * math.log(p / (1.0 - p))
-
-
-def los(wins: float, losses: float) -> float:
-    """Likelihood of superiority from decisive games only (draws carry no information).
-
-    The usual normal approximation ``0.5 * (1 + erf((w - l) / sqrt(2 * (w + l))))``; 0.5
-    when there is no decisive game. ``los(w, l) + los(l, w) == 1``.
-    """
-    if wins < 0 or losses < 0:
-        raise ValueError(f"wins and losses must not be negative, got {wins!r} and {losses!r}")
-    decisive = wins + losses
-    if decisive == 0:
-        return 0.5
-    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * decisive)))
-
-
-# --------------------------------------------------------------------------- fitting core
-#
-# A "pair list" is the sufficient statistic of a group of games for Bradley-Terry: for each
-# two bots (i < j, local indices) that met, the points i scored against j and the number of
-# games. Fitting works in natural-log strengths theta (R = theta * 400 / ln 10).
-
-
-def _log_sigmoid(x: float) -> float:
-    """``log(1 / (1 + exp(-x)))`` without overflow."""
-    if x >= 0:
-        return -math.log1p(math.exp(-x))
-    return x - math.log1p(math.exp(x))
-
-
-def _sigmoid(x: float) -> float:
-    """``1 / (1 + exp(-x))`` without overflow."""
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-def _log_likelihood(theta: Sequence[float], pairs: Sequence[tuple[int, int, float, float]]) -> float:
-    total = 0.0
-    for i, j, s, n in pairs:
-        d = theta[i] - theta[j]
-        total += s * _log_sigmoid(d) + (n - s) * _log_sigmoid(-d)
-    return total
-
-
-def _strongly_connected(size: int, pairs: Sequence[tuple[int, int, float, float]]) -> bool:
-    """Whether every bot can be reached from every other by "scored a point against" links.
-
-    For a connected group this is exactly the condition for a finite maximum-likelihood
-    estimate (Zermelo 1929; Ford 1957): if some set of bots never scored against the rest,
-    the likelihood keeps growing as that set's ratings fall without bound.
-    """
-    if size <= 1:
-        return True
-    forward: list[list[int]] = [[] for _ in range(size)]
-    backward: list[list[int]] = [[] for _ in range(size)]
-    for i, j, s, n in pairs:
-        if s > 0:  # i scored against j
-            forward[i].append(j)
-            backward[j].append(i)
-        if n - s > 0:  # j scored against i
-            forward[j].append(i)
-            backward[i].append(j)
-    for links in (forward, backward):
-        seen = [False] * size
-        seen[0] = True
-        stack = [0]
-        while stack:
-            for k in links[stack.pop()]:
-                if not seen[k]:
-                    seen[k] = True
-                    stack.append(k)
-        if not all(seen):
-            return False
-    return True
-
-
-def _with_prior(pairs: Sequence[tuple[int, int, float, float]]) -> list[tuple[int, int, float, float]]:
-    """Add one virtual draw to every pairing that was played.
-
-    This is the regularisation used when the maximum-likelihood ratings are infinite. It
-    depends only on who met whom (not on where the scale is centred), keeps a perfect
-    score strictly above every other result, and barely moves well-populated pairings.
-    """
-    return [(i, j, s + 0.5, n + 1.0) for i, j, s, n in pairs]
-
-
-def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float]:
-    """Solve a small symmetric positive-definite system by Cholesky decomposition."""
-    # sum(map(mul, ...)) over row prefixes: the inner products are the whole cost here.
-    size = len(rhs)
-    low = [[0.0] * size for _ in range(size)]
-    for r in range(size):
-        row = low[r]
-        for c in range(r + 1):
-            acc = matrix[r][c] - sum(map(mul, row[:c], low[c][:c]))
-            if r == c:
-                # Tiny negative pivots only come from rounding on a nearly singular system.
-                row[r] = math.sqrt(max(acc, 1e-300))
-            else:
-                row[c] = acc / low[c][c]
-    y = [0.0] * size
-    for r in range(size):
-        y[r] = (rhs[r] - sum(map(mul, low[r][:r], y[:r]))) / low[r][r]
-    x = [0.0] * size
-    for r in reversed(range(size)):
-        x[r] = (y[r] - sum(low[k][r] * x[k] for k in range(r + 1, size))) / low[r][r]
-    return x
-
-
-def _fit(size: int, pairs: Sequence[tuple[int, int, float, float]], start: Sequence[float] | None = None) -> list[float]:
-    """Maximum-likelihood strengths of one connected group, mean zero, in nats.
-
-    Damped Newton on the concave log-likelihood with the last bot's strength held at 0
-    (the likelihood only sees differences, so the full Hessian is singular). The gradient
-    for bot i is ``sum_j (s_ij - n_ij p_ij)`` and the negated Hessian is the weighted graph
-    Laplacian with weights ``n_ij p_ij (1 - p_ij)``. Callers guarantee the group is strongly
-    connected (see :func:`_strongly_connected`), so the maximum is finite and unique and
-    the step-halving line search makes convergence global; from a good start (the bootstrap
-    warm-starts from the full-data fit) it takes a handful of quadratic steps.
-    """
-    if size == 1:
-        return [0.0]
-    theta = list(start) if start is not None else [0.0] * size
-    theta = [t - theta[-1] for t in theta]
-    free = size - 1
-    current = _log_likelihood(theta, pairs)
-    for _ in range(_MAX_NEWTON_STEPS):
-        grad = [0.0] * size
-        info = [[0.0] * free for _ in range(free)]
-        for i, j, s, n in pairs:
-            p = _sigmoid(theta[i] - theta[j])
-            g = s - n * p
-            grad[i] += g
-            grad[j] -= g
-            w = n * p * (1.0 - p)
-            if i < free:
-                info[i][i] += w
-            if j < free:
-                info[j][j] += w
-            if i < free and j < free:
-                info[i][j] -= w
-                info[j][i] -= w
-        step = _solve(info, grad[:free])
-        scale = 1.0
-        while True:
-            trial = [theta[k] + scale * step[k] for k in range(free)] + [0.0]
-            value = _log_likelihood(trial, pairs)
-            # Accept any non-decrease; past ~50 halvings the step is below rounding anyway.
-            if value >= current - 1e-12 * (1.0 + abs(current)) or scale < 1e-15:
-                break
-            scale *= 0.5
-        theta, current = trial, value
-        if max(abs(scale * x) for x in step) < _TOLERANCE:
-            break
-    mean = sum(theta) / size
-    return [t - mean for t in theta]
-
-
-# --------------------------------------------------------------------------- the data model
-
-
-@dataclass
-class _Component:
-    """A connected group of bots: global indices and the pairing indices among them."""
-
-    members: list[int]
-    pairings: list[int]  # indices into the global pairing list
-
-
-def _components(size: int, pairings: Sequence[tuple[int, int]]) -> list[_Component]:
-    parent = list(range(size))
-
-    def root(k: int) -> int:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    for i, j in pairings:
-        ri, rj = root(i), root(j)
-        if ri != rj:
-            parent[max(ri, rj)] = min(ri, rj)
-    groups: dict[int, _Component] = {}
-    for k in range(size):
-        groups.setdefault(root(k), _Component([], [])).members.append(k)
-    for index, (i, _) in enumerate(pairings):
-        groups[root(i)].pairings.append(index)
-    return list(groups.values())
-
-
-def _quantile(sorted_values: Sequence[float], q: float) -> float:
-    """Linear interpolation between order statistics (the common "type 7" definition)."""
-    position = q * (len(sorted_values) - 1)
-    below = math.floor(position)
-    above = min(below + 1, len(sorted_values) - 1)
-    fraction = position - below
-    return sorted_values[below] + fraction * (sorted_values[above] - sorted_values[below])
-
-
-def _fmt_group(names: Sequence[str]) -> str:
-    return "{" + ", ".join(names) + "}"
-
-
-class _Fitter:
-    """Holds the fixed structure (components, pairings) so each bootstrap resample only
-    has to supply new per-pairing totals."""
-
-    def __init__(self, size: int, pairings: list[tuple[int, int]], anchor: int | None, anchor_rating: float) -> None:
-        self.components = [c for c in _components(size, pairings) if c.pairings]
-        self.pairings = pairings
-        self.anchor = anchor
-        self.anchor_rating = anchor_rating
-        self.size = size
-        # Local index of each member inside its component.
-        self.local: dict[int, int] = {}
-        for component in self.components:
-            for position, member in enumerate(component.members):
-                self.local[member] = position
-
-    def fit(
-        self, points: Sequence[float], games: Sequence[float], start: Sequence[float] | None = None
-    ) -> tuple[list[float], list[float], list[bool]]:
-        """Ratings in Elo (index = bot), strengths in nats (for warm starts), and for each
-        component whether the prior had to be added. Bots without games get the centre."""
-        elo = [self.anchor_rating] * self.size  # the centre of the scale
-        theta = [0.0] * self.size
-        used_prior: list[bool] = []
-        for component in self.components:
-            local = [
-                (self.local[self.pairings[k][0]], self.local[self.pairings[k][1]], points[k], games[k])
-                for k in component.pairings
-            ]
-            size = len(component.members)
-            needs_prior = not _strongly_connected(size, local)
-            if needs_prior:
-                local = _with_prior(local)
-            used_prior.append(needs_prior)
-            guess = [start[m] for m in component.members] if start is not None else None
-            fitted = _fit(size, local, guess)
-            shift = self.anchor_rating  # a group without the anchor is centred on it
-            if self.anchor is not None and self.anchor in component.members:
-                shift = self.anchor_rating - fitted[self.local[self.anchor]] * _ELO_PER_NAT
-            for member, value in zip(component.members, fitted):
-                theta[member] = value
-                elo[member] = value * _ELO_PER_NAT + shift
-        if self.anchor is not None and self.anchor not in self.local:
-            elo[self.anchor] = self.anchor_rating
-        return elo, theta, used_prior
 
 
 # --------------------------------------------------------------------------- public entry
@@ -489,96 +167,25 @@ def compute_ratings(
     if anchor is not None and anchor not in index:
         raise ValueError(f"anchor bot {anchor!r} is not among the rated bots")
     anchor_index = index[anchor] if anchor is not None else None
-    size = len(names)
 
-    # Per-bot tallies and the sufficient statistics per pairing (i < j).
-    wins = [0] * size
-    draws = [0] * size
-    losses = [0] * size
-    points = [0.0] * size
-    pairing_index: dict[tuple[int, int], int] = {}
-    pairings: list[tuple[int, int]] = []
-    for game in games:
-        ia, ib = index[game.a], index[game.b]
-        points[ia] += game.score_a
-        points[ib] += game.score_b
-        if game.score_a == 0.5:
-            draws[ia] += 1
-            draws[ib] += 1
-        else:
-            winner, loser = (ia, ib) if game.score_a == 1.0 else (ib, ia)
-            wins[winner] += 1
-            losses[loser] += 1
-        key = (min(ia, ib), max(ia, ib))
-        if key not in pairing_index:
-            pairing_index[key] = len(pairings)
-            pairings.append(key)
-
-    units = _resampling_units(games, index, pairing_index)
-    pairing_points = [0.0] * len(pairings)
-    pairing_games = [0.0] * len(pairings)
-    for stratum_units in units.values():
-        for unit in stratum_units:
-            for k, s, n in unit:
-                pairing_points[k] += s
-                pairing_games[k] += n
-
-    fitter = _Fitter(size, pairings, anchor_index, anchor_rating)
-    elo, theta, used_prior = fitter.fit(pairing_points, pairing_games)
-    warnings = _warnings(names, fitter, used_prior, wins, draws, losses)
-
-    samples: list[list[float]] = [[] for _ in range(size)]
-    rng = random.Random(seed)
-    strata = [units[key] for key in sorted(units)]
-    for _ in range(bootstrap if fitter.components else 0):
-        sample_points = [0.0] * len(pairings)
-        sample_games = [0.0] * len(pairings)
-        for stratum_units in strata:
-            for unit in rng.choices(stratum_units, k=len(stratum_units)):
-                for k, s, n in unit:
-                    sample_points[k] += s
-                    sample_games[k] += n
-        sample_elo, _, _ = fitter.fit(sample_points, sample_games, theta)
-        for k in range(size):
-            samples[k].append(sample_elo[k])
-
-    ratings = []
-    tail = (1.0 - confidence) / 2.0
-    for k, name in enumerate(names):
-        low = high = elo[k]
-        if samples[k]:
-            ordered = sorted(samples[k])
-            low = min(_quantile(ordered, tail), elo[k])
-            high = max(_quantile(ordered, 1.0 - tail), elo[k])
-        games_played = wins[k] + draws[k] + losses[k]
-        ratings.append(
-            Rating(
-                name=name,
-                elo=elo[k],
-                low=low,
-                high=high,
-                error=(high - low) / 2.0,
-                games=games_played,
-                score=points[k],
-                wins=wins[k],
-                draws=draws[k],
-                losses=losses[k],
-            )
-        )
-    ratings.sort(key=lambda r: (-r.elo, r.name))
-
-    group_of = {m: g for g, c in enumerate(fitter.components) for m in c.members}
-    superiority: dict[tuple[str, str], float] = {}
-    for better, nxt in zip(ratings, ratings[1:]):
-        i, j = index[better.name], index[nxt.name]
-        if i not in group_of or group_of.get(i) != group_of.get(j) or not samples[i]:
-            continue
-        ahead = sum(1.0 if x > y else 0.5 if x == y else 0.0 for x, y in zip(samples[i], samples[j]))
-        superiority[(better.name, nxt.name)] = ahead / len(samples[i])
+    tally = _Tally.of(games, index)
+    strata = resampling_units(games, index, tally.pairing_index)
+    fitter = GroupFitter(len(names), tally.pairings, anchor_index, anchor_rating)
+    elo, theta, used_prior = fitter.fit(*unit_totals(strata, len(tally.pairings)))
+    warnings = _warnings(names, fitter, used_prior, tally)
+    samples = bootstrap_samples(fitter, strata, theta, bootstrap, seed)
+    ratings = _leaderboard(names, tally, elo, samples, confidence)
+    superiority = _neighbour_los(ratings, index, fitter, samples)
     return Ratings(ratings=ratings, los=superiority, warnings=warnings, anchor=anchor)
 
 
+# --------------------------------------------------------------------------- the steps
+
+
 def _bot_names(games: Sequence[GameResult], bots: Sequence[str] | None) -> list[str]:
+    """The rated bots, whose positions are the bot indices used everywhere below:
+    ``bots`` as given (checked), or every bot named in ``games`` sorted by name, so the
+    indices (and with them the fit and the bootstrap) never depend on set ordering."""
     if bots is None:
         return sorted({name for game in games for name in (game.a, game.b)})
     names = list(bots)
@@ -593,47 +200,107 @@ def _bot_names(games: Sequence[GameResult], bots: Sequence[str] | None) -> list[
     return names
 
 
-# A resampling unit: its contribution (pairing index, points of the lower-indexed bot,
-# games) to each pairing it touches; normally a single game or pair of games of one pairing.
-_Unit = tuple[tuple[int, float, float], ...]
+@dataclass
+class _Tally:
+    """Per-bot counts (index = bot) and the pairings (i < j) that were played.
 
+    ``pairings`` is in first-played order and ``pairing_index`` is its inverse; the fit and
+    the bootstrap address pairings by that index.
+    """
 
-def _resampling_units(
-    games: Sequence[GameResult], index: dict[str, int], pairing_index: dict[tuple[int, int], int]
-) -> dict[tuple[int, ...], list[_Unit]]:
-    """Group games into bootstrap units (an opening pair, or a lone game), then units into
-    strata by the pairings they touch. Grouping follows input order, so it is deterministic
-    even though pair keys need not be sortable."""
-    grouped: dict[Hashable, list[GameResult]] = {}
-    lone: list[list[GameResult]] = []
-    for game in games:
-        if game.pair is None:
-            lone.append([game])
-        else:
-            grouped.setdefault(game.pair, []).append(game)
-    strata: dict[tuple[int, ...], list[_Unit]] = {}
-    for members in [*grouped.values(), *lone]:
-        totals: dict[int, list[float]] = {}
-        for game in members:
+    wins: list[int]
+    draws: list[int]
+    losses: list[int]
+    points: list[float]
+    pairings: list[tuple[int, int]]
+    pairing_index: dict[tuple[int, int], int]
+
+    @classmethod
+    def of(cls, games: Sequence[GameResult], index: dict[str, int]) -> _Tally:
+        """Count every game once, in input order."""
+        size = len(index)
+        tally = cls([0] * size, [0] * size, [0] * size, [0.0] * size, [], {})
+        for game in games:
             ia, ib = index[game.a], index[game.b]
-            k = pairing_index[(min(ia, ib), max(ia, ib))]
-            low_points = game.score_a if ia < ib else game.score_b
-            entry = totals.setdefault(k, [0.0, 0.0])
-            entry[0] += low_points
-            entry[1] += 1.0
-        unit = tuple((k, s, n) for k, (s, n) in sorted(totals.items()))
-        strata.setdefault(tuple(k for k, _, _ in unit), []).append(unit)
-    return strata
+            tally.points[ia] += game.score_a
+            tally.points[ib] += game.score_b
+            if game.score_a == 0.5:
+                tally.draws[ia] += 1
+                tally.draws[ib] += 1
+            else:
+                winner, loser = (ia, ib) if game.score_a == 1.0 else (ib, ia)
+                tally.wins[winner] += 1
+                tally.losses[loser] += 1
+            key = (min(ia, ib), max(ia, ib))
+            if key not in tally.pairing_index:
+                tally.pairing_index[key] = len(tally.pairings)
+                tally.pairings.append(key)
+        return tally
+
+    def games(self, k: int) -> int:
+        """Games played by bot ``k``."""
+        return self.wins[k] + self.draws[k] + self.losses[k]
+
+
+def _leaderboard(
+    names: Sequence[str],
+    tally: _Tally,
+    elo: Sequence[float],
+    samples: Sequence[Sequence[float]],
+    confidence: float,
+) -> list[Rating]:
+    """One :class:`Rating` per bot, best first (ties by name, so the order is total)."""
+    ratings = []
+    for k, name in enumerate(names):
+        low, high = percentile_interval(samples[k], elo[k], confidence)
+        ratings.append(
+            Rating(
+                name=name,
+                elo=elo[k],
+                low=low,
+                high=high,
+                error=(high - low) / 2.0,
+                games=tally.games(k),
+                score=tally.points[k],
+                wins=tally.wins[k],
+                draws=tally.draws[k],
+                losses=tally.losses[k],
+            )
+        )
+    ratings.sort(key=lambda r: (-r.elo, r.name))
+    return ratings
+
+
+def _neighbour_los(
+    ratings: Sequence[Rating], index: dict[str, int], fitter: GroupFitter, samples: Sequence[Sequence[float]]
+) -> dict[tuple[str, str], float]:
+    """Likelihood of superiority of each leaderboard line over the next, from the bootstrap.
+
+    Only neighbours a reader would compare get an entry, and only when they are comparable:
+    both in the same connected group (a bot without games is in none), with samples. The
+    two bots' samples come from the same resamples, so comparing them pairwise keeps the
+    correlation between their ratings.
+    """
+    group_of = {m: g for g, c in enumerate(fitter.components) for m in c.members}
+    superiority: dict[tuple[str, str], float] = {}
+    for better, nxt in zip(ratings, ratings[1:]):
+        i, j = index[better.name], index[nxt.name]
+        if i not in group_of or group_of.get(i) != group_of.get(j) or not samples[i]:
+            continue
+        ahead = sum(1.0 if x > y else 0.5 if x == y else 0.0 for x, y in zip(samples[i], samples[j]))
+        superiority[(better.name, nxt.name)] = ahead / len(samples[i])
+    return superiority
+
+
+def _fmt_group(names: Sequence[str]) -> str:
+    return "{" + ", ".join(names) + "}"
 
 
 def _warnings(
-    names: Sequence[str],
-    fitter: _Fitter,
-    used_prior: Sequence[bool],
-    wins: Sequence[int],
-    draws: Sequence[int],
-    losses: Sequence[int],
+    names: Sequence[str], fitter: GroupFitter, used_prior: Sequence[bool], tally: _Tally
 ) -> list[str]:
+    """Everything a reader must know to not over-read the table, in a stable order:
+    incomparable groups, bots without games, then groups whose ratings are only bounds."""
     warnings: list[str] = []
     if len(fitter.components) > 1:
         groups = sorted(sorted(names[m] for m in c.members) for c in fitter.components)
@@ -643,8 +310,9 @@ def _warnings(
             + " are not comparable (each group is centred on its own)"
         )
     for k, name in enumerate(names):
-        if wins[k] + draws[k] + losses[k] == 0:
+        if tally.games(k) == 0:
             warnings.append(f"bot {name} played no games: its rating means nothing")
+    wins, draws, losses = tally.wins, tally.draws, tally.losses
     for component, prior in zip(fitter.components, used_prior):
         if not prior:
             continue
@@ -663,57 +331,3 @@ def _warnings(
             "draw per pairing was added, so their gaps are underestimated"
         )
     return warnings
-
-
-# --------------------------------------------------------------------------- pentanomial
-
-
-def pentanomial(games: Sequence[GameResult], a: str, b: str, *, confidence: float = 0.95) -> Pentanomial | None:
-    """Per-pair statistics of ``a`` against ``b`` over complete opening pairs.
-
-    A complete pair is a ``pair`` key with exactly two games, both between ``a`` and ``b``
-    (in either orientation); other keys, lone games and games of other bots are ignored.
-    Returns ``None`` when there is no complete pair.
-
-    With ``x`` the per-game score of ``a`` in each pair (pair points / 2) over ``n`` pairs,
-    mean ``m`` and population variance ``v``, the standard error is ``sqrt(v / n)`` and the
-    interval ``m +- z * se`` (``z`` = 1.96 at 95%) is mapped through
-    :func:`elo_from_score`; ``error`` is half the mapped width. This uses the pair as the
-    sample, so the correlation between the two games of a pair (same opening) is counted,
-    unlike a trinomial (per-game) estimate. ``los = Phi((m - 0.5) / se)``.
-    """
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
-    grouped: dict[Hashable, list[GameResult]] = {}
-    spoiled: set[Hashable] = set()
-    for game in games:
-        if game.pair is None:
-            continue
-        if {game.a, game.b} == {a, b}:
-            grouped.setdefault(game.pair, []).append(game)
-        else:
-            spoiled.add(game.pair)
-    counts = [0, 0, 0, 0, 0]
-    for key, members in grouped.items():
-        if len(members) != 2 or key in spoiled:
-            continue
-        points = sum(g.score_a if g.a == a else g.score_b for g in members)
-        counts[round(points * 2)] += 1
-    n = sum(counts)
-    if n == 0:
-        return None
-    values = (0.0, 0.25, 0.5, 0.75, 1.0)
-    mean = sum(c * x for c, x in zip(counts, values)) / n
-    variance = sum(c * (x - mean) ** 2 for c, x in zip(counts, values)) / n
-    se = math.sqrt(variance / n)
-    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
-    elo = elo_from_score(mean)
-    upper = elo_from_score(min(1.0, mean + z * se))
-    lower = elo_from_score(max(0.0, mean - z * se))
-    error = (upper - lower) / 2.0 if math.isfinite(upper) and math.isfinite(lower) else math.inf
-    if se > 0:
-        superiority = NormalDist().cdf((mean - 0.5) / se)
-    else:
-        superiority = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
-    return Pentanomial(a=a, b=b, counts=(counts[0], counts[1], counts[2], counts[3], counts[4]),
-                       elo=elo, error=error, los=superiority)

@@ -5,8 +5,9 @@ Durability contract: a record that :meth:`ResultsFile.append` has returned from 
 leave a *torn last line* (a record cut off mid-write): :meth:`ResultsFile.load` detects it
 (no final newline, or text that is not JSON) and drops it, and :meth:`ResultsFile.repair`
 truncates it away before anything is appended, so a torn line never glues itself to the
-next record. A damaged line anywhere *else* is not something we produce; it is reported,
-with its line number, instead of being skipped silently.
+next record. A damaged line anywhere *else*, or a whole line that is JSON but not a game
+record (even the last), is not something we produce; it is reported, with its line number
+and what is wrong, instead of being skipped silently.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ class ResultsFile:
             raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
         if failed is not None:
             lineno, raw, why = failed
-            if raw.endswith(b"\n") and _is_json_object(raw):
+            if raw.endswith(b"\n") and _is_json(raw):
                 # A whole line that is JSON but not a record is not a torn write: it was
                 # written by something else, and dropping it silently would lose data.
                 self._damaged(lineno, raw, why)
@@ -121,11 +122,12 @@ class ResultsFile:
             os.close(fd)
 
 
-def _is_json_object(raw: bytes) -> bool:
+def _is_json(raw: bytes) -> bool:
     try:
-        return isinstance(json.loads(raw), dict)
+        json.loads(raw)
     except ValueError:
         return False
+    return True
 
 
 class FolderLock:
