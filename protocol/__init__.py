@@ -6,10 +6,18 @@ Layers, lowest first: :mod:`protocol.framing` (bytes to lines, the error tree),
 :mod:`protocol.bot` (the SDK a Python bot is written with). None of them does I/O except
 :func:`protocol.bot.run`, which reads stdin and writes stdout of the bot process.
 
+Framing and messages need nothing else: importing them (or this package) loads neither
+the rules engine nor the referee. The SDK names (``Bot``, ``BotSession``, ``run``) are
+still importable from here; they load :mod:`protocol.bot`, and with it the engine, only
+when first used.
+
 The reference for bot authors is ``PROTOCOL.md`` in this package.
 """
 
-from protocol.bot import Bot, BotSession, run
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from protocol.framing import (
     DEFAULT_MAX_LINE,
     BadCommand,
@@ -22,6 +30,20 @@ from protocol.framing import (
     preprocess_command_line,
 )
 from protocol.messages import Command, Response, ResponseParser, check_idle_line, parse_command
+
+if TYPE_CHECKING:
+    from protocol.bot import Bot, BotSession, run
+
+_SDK = ("Bot", "BotSession", "run")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SDK:
+        from protocol import bot
+
+        return getattr(bot, name)
+    raise AttributeError(f"module 'protocol' has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_MAX_LINE",

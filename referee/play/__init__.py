@@ -1,0 +1,4 @@
+"""One game: the :class:`~referee.play.player.Player` interface and its two implementations
+(:mod:`~referee.play.process` a real program, :mod:`~referee.play.memory` the SDK in
+memory), faults, time controls and clocks, the game loop, and the game record. No YAML,
+no tournament: a game knows nothing of what is played before or after it."""

@@ -87,6 +87,7 @@ class MemoryPlayer:
         board_size: int | None = None,
         start_error: str | None = None,
         log: StringIO | None = None,
+        transcript: list[tuple[str, str, str]] | None = None,
     ) -> None:
         import io
 
@@ -103,6 +104,8 @@ class MemoryPlayer:
         self.start_error = start_error
         self.session = BotSession(bot, log=log if log is not None else io.StringIO())
         self.sent: list[str] = []  # every command line as sent, numbered
+        # (label, ">" to the bot or "<" from it, line): shared by players to interleave
+        self.transcript = transcript
         self.healthy = True
         self._started = False
         self._fault: BotFault | None = None
@@ -179,6 +182,9 @@ class MemoryPlayer:
             raise self._broken(BotTimeout(self.label, text, f"no complete answer within {timeout:.3f} s")) from None
         except BotFault as fault:
             raise self._broken(fault) from None
+        if self.transcript is not None:
+            self.transcript.append((self.label, ">", text))
+            self.transcript.extend((self.label, "<", line) for line in raw.split("\n")[:-1])
         response = self._parse(command, raw)
         # The referee's own share (parsing, bookkeeping): the request's wall time outside
         # the bot's session, as the process player reports its overhead.
@@ -233,12 +239,16 @@ class MemoryPlayer:
         raise AssertionError(injection)
 
     def _handle(self, command: Command) -> str:
-        """The bot's own answer, timed as the bot's share of the request."""
+        """The bot's own answer to the command's wire line (as a process would read it),
+        timed as the bot's share of the request."""
         started = time.perf_counter()
         try:
-            return self.session.handle(command)
+            answer = self.session.handle_line(str(command))
         finally:
             self._bot_wall += time.perf_counter() - started
+        if answer is None:
+            raise AssertionError(f"the SDK skipped the command line {command!s}")
+        return answer
 
     def _illegal_answer(self, command: Command) -> str:
         position = self.session.position
