@@ -215,3 +215,29 @@ async def test_boardsize_is_part_of_the_handshake_when_the_size_is_known(tmp_pat
             async with refusing:
                 pass
     check_gone(refusing.pid)
+
+
+async def test_unnumbered_request_is_sent_exactly_as_given(tmp_path: Path) -> None:
+    log = tmp_path / "t.log"
+    with trio.fail_after(GUARD):
+        async with bot(transcript=log) as b:
+            before = b.stats.requests
+            plain = await b.request(commands.protocol_version(), 5, numbered=False)
+            own = await b.request(commands.protocol_version().with_id(4242), 5, numbered=False)
+            assert plain.command.id is None and plain.response.id is None
+            assert plain.response.ok and plain.response.text == "2"
+            assert own.command.id == 4242 and own.response.id == 4242 and own.response.text == "2"
+            assert b.stats.requests == before + 2 and b.healthy
+            numbered = await b.request(commands.name(), 5)
+            assert numbered.command.id == 5  # the handshake used 1-4; unnumbered requests take none
+        text = log.read_text()
+        assert " > protocol_version\n" in text and " < = 2\n" in text
+        assert " > 4242 protocol_version\n" in text and " < =4242 2\n" in text
+        check_gone(b.pid)
+        # The answer is parsed strictly against the id sent: here the bot answers the
+        # id-less command (its second protocol_version) with an id.
+        async with bot("--fault", "wrong-id", "--at", "protocol_version", "--after", "1") as wrong:
+            with pytest.raises(BotProtocolError, match="unexpected id 1: the command had no id"):
+                await wrong.request(commands.protocol_version(), 5, numbered=False)
+            assert not wrong.healthy
+        check_gone(wrong.pid)

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 import trio
+from conftest import check_gone, fakebot_argv
 
-from referee.tools.check import CHECKS, CheckOptions, CheckReport, Status, illegal_cases, run_checks
 from referee.cli import main
 from referee.engine import Position, TurnError
-
-from conftest import check_gone, fakebot_argv
+from referee.tools.check import CHECKS, CheckOptions, CheckReport, Status, run_checks
+from referee.tools.check_positions import illegal_cases
 
 RANDOM_BOT = shlex.join((sys.executable, "-m", "sample_bots.random_bot", "--seed", "3"))
 
@@ -59,7 +59,7 @@ async def test_random_sample_bot_passes_every_check() -> None:
     assert "black" in games.detail and "white" in games.detail  # both colours
     assert "showboard unchanged" in report.result("illegal-play").detail
     assert "4, 3" in report.result("boardsize").detail
-    assert "agreed with the engine in 2 game(s)" == report.result("final-score").detail
+    assert report.result("final-score").detail == "agreed with the engine in 2 game(s)"
 
 
 async def test_fakebot_passes_every_required_check() -> None:
@@ -91,8 +91,10 @@ async def test_minimal_bot_only_warns_and_skips() -> None:
 CASES = [
     # (fakebot arguments, the check that must fail, words its detail must contain,
     #  checks that must still pass)
-    (("--fault", "illegal-occupied"), "games", ["illegal", "occupied", "genmove"], ["illegal-play", "pie-rule", "quit"]),
-    (("--fault", "crash", "--after", "1"), "games", ["crash", "genmove", "exit status 3"], ["illegal-play", "quit"]),
+    (("--fault", "illegal-occupied"), "games", ["illegal", "occupied", "genmove"],
+     ["illegal-play", "pie-rule", "quit"]),
+    (("--fault", "crash", "--after", "1"), "games", ["crash", "genmove", "exit status 3"],
+     ["illegal-play", "quit"]),
     (("--fault", "refuse", "--at", "play"), "illegal-play", ["legal", "'? not today'"], ["pie-rule", "quit"]),
     (("--fault", "bad-gensetup"), "pie-rule", ["gensetup", "a1 a1", "distinct"], ["illegal-play", "quit"]),
     (("--fault", "bad-color"), "pie-rule", ["choose_color", "purple", "black or white"], ["games", "quit"]),
@@ -102,7 +104,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("args", "failing", "words", "passing"), CASES, ids=[" ".join(c[0]) for c in CASES])
-async def test_fault_fails_its_check(args: tuple[str, ...], failing: str, words: list[str], passing: list[str]) -> None:
+async def test_fault_fails_its_check(
+    args: tuple[str, ...], failing: str, words: list[str], passing: list[str]
+) -> None:
     report = await check(fakebot(*args))
     assert not report.ok
     result = report.result(failing)
@@ -111,6 +115,39 @@ async def test_fault_fails_its_check(args: tuple[str, ...], failing: str, words:
         assert word in result.detail, result.detail
     for name in ("start-up", "commands", "ids", *passing):
         assert report.result(name).status is Status.PASS, report.result(name)
+
+
+IDS_CASES = [
+    # (--after: which protocol_version gets a wrong id (the handshake's is the 0th), what the detail says)
+    ("1", "'4242 protocol_version': wrong id: expected 4242, got 4243 in response '=4243 pass'"),
+    ("2", "'protocol_version': unexpected id 1: the command had no id in response '=1 pass'"),
+]
+
+
+@pytest.mark.parametrize(("after", "detail"), IDS_CASES, ids=["own id", "no id"])
+async def test_ids_fails_for_a_bot_that_mishandles_ids(after: str, detail: str) -> None:
+    report = await check(fakebot("--fault", "wrong-id", "--at", "protocol_version", "--after", after))
+    ids = report.result("ids")
+    assert ids.status is Status.FAIL, ids
+    assert ids.detail == detail
+    # The broken bot is replaced for the next checks, which pass.
+    warned = ("optional-commands", "boardsize")  # as for the good fake bot
+    assert all(r.status is Status.PASS for r in report.results if r.name not in ("ids", *warned)), (
+        report.results
+    )
+    # The ids check asks the process the session already has, and starts none of its own:
+    # the only process more than for a good bot is the replacement of the broken one. All
+    # of them were reaped (check() asserts that for each pid).
+    good = await check(fakebot())
+    assert len(report.pids) == len(good.pids) + 1
+
+
+def test_check_leaves_process_lifetime_to_bot_process() -> None:
+    tools = Path(__file__).parent.parent / "referee" / "tools"
+    for path in sorted(tools.glob("check*.py")):
+        source = path.read_text()
+        for word in ("killpg", "os.kill(", "open_process", "import subprocess"):
+            assert word not in source, f"{path.name} uses {word}"
 
 
 async def test_refused_play_also_forfeits_the_games() -> None:

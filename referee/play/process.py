@@ -277,8 +277,13 @@ class BotProcess:
         await self.call(commands.clear_board(), timeout)
 
     # ------------------------------------------------------------------ requests
-    async def request(self, command: Command, timeout: float) -> Exchange:
+    async def request(self, command: Command, timeout: float, *, numbered: bool = True) -> Exchange:
         """Send ``command`` and wait for its complete response, at most ``timeout`` seconds.
+
+        The command goes out with the bot's next id (1, 2, ...), whatever id it had. With
+        ``numbered=False`` it goes out exactly as given instead: with its own id, or with
+        none, and the answer must echo exactly that (``vastuz check`` tests a bot's ids
+        this way). Everything else (deadline, faults, transcript, stats) is the same.
 
         Raises :class:`BotTimeout` (the bot is then unhealthy: a late answer would be taken
         for a stray line), :class:`BotCrashed` or :class:`BotProtocolError`. A ``?``
@@ -291,8 +296,9 @@ class BotProcess:
             raise RuntimeError(f"{self!r}: a command is already in flight (one at a time)")
         if self._fault is not None:
             await self._raise_fault()
-        self._next_id += 1
-        command = command.with_id(self._next_id)
+        if numbered:
+            self._next_id += 1
+            command = command.with_id(self._next_id)
         text = str(command)
         self._last_command = text
         pending = _Pending(command, ResponseParser(command.id))
