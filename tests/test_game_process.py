@@ -23,6 +23,7 @@ from referee.play.records import GameRecord, Outcome, Termination
 from conftest import check_gone, fakebot_argv
 
 GUARD = 30
+QUIT_GRACE = 10.0  # a clean exit after quit is asserted: allow a slow, loaded machine
 PER_MOVE = TimeControl.fixed(0.5, margin=0.3)
 FISCHER = TimeControl.fischer(3.0, 0.1, margin=0.3)
 
@@ -74,7 +75,11 @@ async def test_full_game(
     spec = GameSpec(size=size, opening=opening, setup=setup, time_control=clock, game_id="full")
     with trio.fail_after(GUARD):
         record = await run_game(
-            fakebot("--seed", "3", label="A"), fakebot("--seed", "4", "--minimal", label="B"), spec, log_dir=tmp_path
+            fakebot("--seed", "3", label="A"),
+            fakebot("--seed", "4", "--minimal", label="B"),
+            spec,
+            log_dir=tmp_path,
+            quit_grace=QUIT_GRACE,
         )
     check_scored(record)
     assert {record.black, record.white} == {0, 1}
@@ -154,7 +159,7 @@ async def test_fault(
     pair = (bad, good) if seat == 0 else (good, bad)
     spec = GameSpec(size=4, opening=opening, time_control=PER_MOVE, command_timeout=1.0, game_id="f")
     with trio.fail_after(GUARD):
-        record = await run_game(*pair, spec, log_dir=tmp_path, transcripts=True)
+        record = await run_game(*pair, spec, log_dir=tmp_path, transcripts=True, quit_grace=QUIT_GRACE)
     assert record.termination is termination, record.reason
     assert record.winner == 1 - seat and record.loser == seat
     assert record.fault is not None and record.fault.seat == seat and record.fault.kind is termination

@@ -39,8 +39,11 @@ async def transcript() -> list[str]:
     """The example game's lines, ``A <- command`` / ``A -> answer line``, in order."""
     lines: list[tuple[str, str, str]] = []
     a, b = (MemoryPlayer(RandomBot(seed=SEEDS[x]), label=x, board_size=SPEC.size, transcript=lines) for x in "AB")
-    async with trio.open_nursery() as nursery:
-        record = await play_game(a, b, SPEC, start_in=nursery)
+    # The referee starts both bots at once (in trio's order, which it varies on purpose);
+    # the document shows A's handshake, then B's.
+    await a.start()
+    await b.start()
+    record = await play_game(a, b, SPEC)
     assert record.result == "W+4.5", record.reason
     for player in (a, b):  # what BotProcess.aclose sends a healthy bot
         await player.request(commands.quit(), 1.0)
@@ -71,7 +74,7 @@ async def test_the_documented_transcript_is_the_game_the_referee_plays() -> None
 async def test_the_referee_sends_real_bot_processes_exactly_the_documented_lines(tmp_path: Path) -> None:
     bots = [BotCommand((sys.executable, "-m", "sample_bots.random_bot", "--seed", str(SEEDS[x])), x, ROOT) for x in "AB"]
     with trio.fail_after(60):
-        record = await run_game(bots[0], bots[1], SPEC, log_dir=tmp_path, transcripts=True)
+        record = await run_game(bots[0], bots[1], SPEC, log_dir=tmp_path, transcripts=True, quit_grace=10.0)
     assert record.result == "W+4.5", record.reason
     doc = documented()
     for seat, label in enumerate("AB"):

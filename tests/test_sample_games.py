@@ -43,7 +43,9 @@ async def test_sample_bots_play_scored_games(opening: OpeningKind, clock: TimeCo
     first, second = PAIRS[(list(OpeningKind).index(opening) + (clock is FISCHER)) % len(PAIRS)]
     spec = GameSpec(size=size, opening=opening, setup=setup, time_control=clock, game_id=f"{opening.value}")
     with trio.fail_after(60):
-        record = await run_game(sample(first, "--seed", "1"), sample(second, "--seed", "2"), spec, log_dir=tmp_path)
+        record = await run_game(
+            sample(first, "--seed", "1"), sample(second, "--seed", "2"), spec, log_dir=tmp_path, quit_grace=10.0
+        )
     assert record.termination is Termination.SCORE, record.reason
     pos = replay(record)
     assert pos.is_over and record.result == pos.result()

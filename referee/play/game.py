@@ -35,7 +35,7 @@ from referee.engine import Color, Position, TurnError
 from referee.play.clock import BotClock, describe
 from referee.play.faults import BotFault, BotIllegal, BotProtocolError, BotResigned, BotStartError
 from referee.play.player import Exchange, Player
-from referee.play.process import BotCommand, BotProcess
+from referee.play.process import DEFAULT_QUIT_GRACE, BotCommand, BotProcess
 from referee.play.spec import DEFAULT_STARTUP_TIMEOUT, GameSpec, Opening, OpeningKind
 from referee.play.records import (
     BotEntry,
@@ -374,11 +374,13 @@ async def run_game(
     log_dir: Path | None = None,
     transcripts: bool = False,
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+    quit_grace: float = DEFAULT_QUIT_GRACE,
 ) -> GameRecord:
     """Start both bots, play one game, close both, and return the record.
 
     Logs go to ``log_dir`` as ``<game_id>-<seat>-<label>.stderr.log`` (and
-    ``.transcript.log`` when ``transcripts``). A bot that starts but fails its handshake
+    ``.transcript.log`` when ``transcripts``). ``quit_grace`` is how long a bot has to exit
+    after ``quit`` before it is sent SIGTERM. A bot that starts but fails its handshake
     loses the game; a program that cannot be executed voids it. Both processes are closed
     and reaped before this returns, on every path including cancellation.
     """
@@ -390,6 +392,7 @@ async def run_game(
                 stderr_log=None if log_dir is None else log_dir / f"{stem}.stderr.log",
                 transcript=log_dir / f"{stem}.transcript.log" if log_dir is not None and transcripts else None,
                 startup_timeout=startup_timeout,
+                quit_grace=quit_grace,
                 board_size=spec.size,
             )
         )
