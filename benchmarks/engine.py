@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.engine import Position  # noqa: E402
+from referee.engine import Position
 
 
 def random_games(size: int, n: int, seed: int) -> tuple[float, list[list[str]]]:

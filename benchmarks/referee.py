@@ -26,10 +26,10 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.play.game import play_game, run_game  # noqa: E402
-from referee.play.process import BotCommand, BotProcess  # noqa: E402
-from referee.play.spec import GameSpec, OpeningKind, TimeControl  # noqa: E402
-from referee.play.records import GameRecord, Termination  # noqa: E402
+from referee.play.game import play_game, run_game
+from referee.play.process import BotCommand, BotProcess
+from referee.play.records import GameRecord, Termination
+from referee.play.spec import GameSpec, OpeningKind, TimeControl
 
 # The instant bot: the protocol by hand, a random legal turn per genmove.
 INSTANT_BOT = r"""
@@ -152,7 +152,9 @@ async def main_async(args: argparse.Namespace) -> None:
     rtt = await bare_round_trip(args.rtt)
     print(f"bare pipe round trip (trio, Python echo process): {rtt:8.1f} us")
     print(f"board size {args.size}, {args.games} games per run, instant bots (random legal turns)\n")
-    header = f"{'run':<28}{'games/s':>9}{'turn us':>10}{'req us':>9}{'in-req us':>11}{'turn/rtt':>10}{'req/rtt':>9}"
+    columns = (("run", "<28"), ("games/s", ">9"), ("turn us", ">10"), ("req us", ">9"), ("in-req us", ">11"))
+    columns += (("turn/rtt", ">10"), ("req/rtt", ">9"))
+    header = "".join(f"{name:{fmt}}" for name, fmt in columns)
     print(header)
     print("-" * len(header))
     for label, runner in (("reused bots", reused), ("fresh processes", fresh)):
@@ -173,7 +175,9 @@ async def main_async(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--size", type=int, default=5)
     parser.add_argument("--rtt", type=int, default=2000, help="round trips for the bare pipe measurement")

@@ -23,11 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol.bot import Bot  # noqa: E402
-from referee.engine import Color, Position  # noqa: E402
-from sample_bots.greedy_bot import GreedyBot  # noqa: E402
-from sample_bots.mcts_bot import MctsBot  # noqa: E402
-from sample_bots.random_bot import RandomBot  # noqa: E402
+from protocol.bot import Bot
+from referee.engine import Color, Position
+from sample_bots.greedy_bot import GreedyBot
+from sample_bots.mcts_bot import MctsBot
+from sample_bots.random_bot import RandomBot
 
 BOT_NAMES = ("random", "greedy", "mcts")
 
@@ -90,7 +90,15 @@ def play_game(first: Bot, second: Bot, size: int, move_time: float) -> tuple[Pos
 
 
 def play_match(
-    a: str, b: str, games: int, size: int, move_time: float, seed: int, *, playout: str = "light", log: bool = True
+    a: str,
+    b: str,
+    games: int,
+    size: int,
+    move_time: float,
+    seed: int,
+    *,
+    playout: str = "light",
+    log: bool = True,
 ) -> MatchResult:
     """``games`` games of bot ``a`` against bot ``b``, alternating the first-player role."""
     result = MatchResult()
@@ -128,10 +136,13 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=5, help="board size (default 5)")
     parser.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
     parser.add_argument(
-        "--matches", default="mcts-greedy,greedy-random,mcts-random",
+        "--matches",
+        default="mcts-greedy,greedy-random,mcts-random",
         help="comma-separated A-B pairs (default mcts-greedy,greedy-random,mcts-random)",
     )
-    parser.add_argument("--playout", choices=("random", "light"), default="light", help="the MCTS bot's playouts")
+    parser.add_argument(
+        "--playout", choices=("random", "light"), default="light", help="the MCTS bot's playouts"
+    )
     parser.add_argument("--quiet", action="store_true", help="no per-game lines")
     args = parser.parse_args()
     pairs = []
@@ -155,7 +166,8 @@ def main() -> None:
         lo, hi = wilson(r.score, r.games)
         line = (
             f"{a} vs {b}: {a} scores {100 * r.score:.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}%), "
-            f"+{r.wins} ={r.draws} -{r.losses}, wins as black {r.wins_as['black']}, as white {r.wins_as['white']}; "
+            f"+{r.wins} ={r.draws} -{r.losses}, "
+            f"wins as black {r.wins_as['black']}, as white {r.wins_as['white']}; "
             f"{time.perf_counter() - start:.0f} s"
         )
         if r.search_seconds:

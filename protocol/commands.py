@@ -126,7 +126,7 @@ def final_score() -> Command:
     return _cmd("final_score")
 
 
-def quit() -> Command:  # noqa: A001 - the GTP command is called quit
+def quit() -> Command:
     return _cmd("quit")
 
 

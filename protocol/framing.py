@@ -127,8 +127,7 @@ class LineBuffer:
                     self._scan_from = 0
                     self._skipping = True
                     raise LineTooLong(
-                        f"line longer than {self.max_line} bytes: {held} bytes "
-                        "received without a newline"
+                        f"line longer than {self.max_line} bytes: {held} bytes received without a newline"
                     )
                 return None
             raw = bytes(self._data[:newline])

@@ -116,9 +116,7 @@ class ResponseParser:
     mistaken for anything, and some bots print an extra one.
     """
 
-    def __init__(
-        self, expected_id: int | None, *, max_size: int = DEFAULT_MAX_RESPONSE
-    ) -> None:
+    def __init__(self, expected_id: int | None, *, max_size: int = DEFAULT_MAX_RESPONSE) -> None:
         self.expected_id = expected_id
         self.max_size = max_size
         self._ok: bool | None = None
@@ -159,9 +157,7 @@ class ResponseParser:
     def _start(self, line: str) -> None:
         match = _HEADER.fullmatch(line)
         if match is None:
-            raise MalformedResponse(
-                f"a response must start with '=' or '?', got {clip(line)}"
-            )
+            raise MalformedResponse(f"a response must start with '=' or '?', got {clip(line)}")
         mark, digits, sep, rest = match.groups()
         if sep not in ("", " "):
             raise MalformedResponse(
@@ -184,8 +180,7 @@ class ResponseParser:
         self._size += len(line) + 1
         if self._size > self.max_size:
             raise MalformedResponse(
-                f"response longer than {self.max_size} characters without its "
-                "terminating empty line"
+                f"response longer than {self.max_size} characters without its terminating empty line"
             )
         self._lines.append(line)
 

@@ -30,10 +30,16 @@ from referee.engine import MAX_SIZE, MIN_SIZE
 from referee.errors import ConfigError, VastuzError
 from referee.play.process import BotCommand
 from referee.play.programs import program_problem
-from referee.play.spec import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MARGIN, DEFAULT_STARTUP_TIMEOUT, OpeningKind, TimeControl
-from referee.tournament.match import RESULTS_FILE, MatchSpec, game_line, run_match
 from referee.play.records import GameRecord
+from referee.play.spec import (
+    DEFAULT_COMMAND_TIMEOUT,
+    DEFAULT_MARGIN,
+    DEFAULT_STARTUP_TIMEOUT,
+    OpeningKind,
+    TimeControl,
+)
 from referee.tools.show import load_record, render_game
+from referee.tournament.match import RESULTS_FILE, MatchSpec, game_line, run_match
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -93,7 +99,9 @@ def add_match_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
     clock = p.add_mutually_exclusive_group()
     clock.add_argument("--per-move", type=_positive, metavar="SECONDS", help="limit per move (default 1)")
     clock.add_argument("--main", type=_positive, metavar="SECONDS", help="Fischer clock: main time per game")
-    p.add_argument("--increment", type=_non_negative, default=0.0, metavar="SECONDS", help="Fischer increment per move")
+    p.add_argument(
+        "--increment", type=_non_negative, default=0.0, metavar="SECONDS", help="Fischer increment per move"
+    )
     p.add_argument(
         "--margin",
         type=_non_negative,
@@ -162,8 +170,12 @@ def add_show_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         help="print a recorded game turn by turn with board diagrams",
         description="Replay a game record with the rules engine, printing the board after each turn.",
     )
-    p.add_argument("record", type=Path, metavar="RECORD", help="a games.jsonl file or a single-record .json file")
-    p.add_argument("--game", default="1", help="which game of a .jsonl file: its number (from 1) or its game_id")
+    p.add_argument(
+        "record", type=Path, metavar="RECORD", help="a games.jsonl file or a single-record .json file"
+    )
+    p.add_argument(
+        "--game", default="1", help="which game of a .jsonl file: its number (from 1) or its game_id"
+    )
     p.set_defaults(handler=cmd_show)
 
 
@@ -197,24 +209,33 @@ def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.Argume
     p.add_argument("config", type=Path, metavar="CONFIG", help="the tournament's YAML file")
     p.add_argument("-q", "--quiet", action="store_true", help="print only the final leaderboard")
     p.add_argument(
-        "--standings-every", type=int, default=10, metavar="N",
+        "--standings-every",
+        type=int,
+        default=10,
+        metavar="N",
         help="print the standings every N games (0: only at the end; default 10)",
     )
-    p.add_argument("--transcripts", action="store_true", help="log every protocol line of every game under OUTPUT/logs/")
     p.add_argument(
-        "--concurrency", type=_count, metavar="N",
+        "--transcripts", action="store_true", help="log every protocol line of every game under OUTPUT/logs/"
+    )
+    p.add_argument(
+        "--concurrency",
+        type=_count,
+        metavar="N",
         help="games at once, overriding the config (it does not change which games are played)",
     )
-    p.add_argument("--check", action="store_true", help="validate the config, print the schedule size, play nothing")
+    p.add_argument(
+        "--check", action="store_true", help="validate the config, print the schedule size, play nothing"
+    )
     p.set_defaults(handler=cmd_tournament)
 
 
 async def cmd_tournament(args: argparse.Namespace) -> int:
-    from referee.tournament.config_yaml import load_config
     from referee.ratings.report import render
-    from referee.tournament.schedule import build_schedule
+    from referee.tournament.config_yaml import load_config
     from referee.tournament.folder import shown
     from referee.tournament.runner import Tournament
+    from referee.tournament.schedule import build_schedule
 
     try:
         config = load_config(args.config)
@@ -225,7 +246,10 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
         config = dataclasses.replace(config, concurrency=args.concurrency)
     if args.check:
         games = build_schedule(config)
-        print(f"{args.config}: valid; {len(config.bots)} bots, {len(games)} games, output {shown(config.output)}")
+        print(
+            f"{args.config}: valid; {len(config.bots)} bots, {len(games)} games, "
+            f"output {shown(config.output)}"
+        )
         return EXIT_OK
     tournament = Tournament(
         config, quiet=args.quiet, standings_every=max(0, args.standings_every), transcripts=args.transcripts
@@ -241,7 +265,10 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
     print(render(result.standings, "text", title=title).rstrip())
     print(f"\nstandings: {shown(result.folder / 'standings.md')}, {shown(result.folder / 'standings.json')}")
     if result.interrupted:
-        print(f"stopped after {result.resumed + result.played} of {result.total} games; run the same command to resume")
+        print(
+            f"stopped after {result.resumed + result.played} of {result.total} games; "
+            "run the same command to resume"
+        )
         return EXIT_INTERRUPTED
     return EXIT_FAILED if result.void else EXIT_OK
 
@@ -257,9 +284,14 @@ def add_report_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     )
     p.add_argument("folder", type=Path, metavar="OUTPUT", help="a tournament's output folder (or a match's)")
     p.add_argument(
-        "--format", choices=("text", "markdown", "json", "csv"), default="text", help="output format (default text)"
+        "--format",
+        choices=("text", "markdown", "json", "csv"),
+        default="text",
+        help="output format (default text)",
     )
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap samples for the intervals")
+    p.add_argument(
+        "--bootstrap", type=int, default=1000, metavar="N", help="bootstrap samples for the intervals"
+    )
     p.set_defaults(handler=cmd_report)
 
 
@@ -268,7 +300,9 @@ async def cmd_report(args: argparse.Namespace) -> int:
     from referee.tournament.folder import load_standings
 
     try:
-        st, title = await trio.to_thread.run_sync(lambda: load_standings(args.folder, bootstrap=max(0, args.bootstrap)))
+        st, title = await trio.to_thread.run_sync(
+            lambda: load_standings(args.folder, bootstrap=max(0, args.bootstrap))
+        )
     except (VastuzError, OSError) as exc:
         print(f"vastuz report: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -298,15 +332,24 @@ def add_check_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
         help="a board size the bot must accept (repeat for several; the games use the first; "
         f"default {' and '.join(map(str, DEFAULT_SIZES))})",
     )  # fmt: skip
-    p.add_argument("--games", type=_count, default=2, help="full games against the random sample bot (default 2)")
-    p.add_argument("--per-move", type=_positive, default=1.0, metavar="SECONDS", help="limit per move (default 1)")
+    p.add_argument(
+        "--games", type=_count, default=2, help="full games against the random sample bot (default 2)"
+    )
+    p.add_argument(
+        "--per-move", type=_positive, default=1.0, metavar="SECONDS", help="limit per move (default 1)"
+    )
     p.add_argument(
         "--margin", type=_non_negative, default=DEFAULT_MARGIN, metavar="SECONDS",
         help=f"allowance for process overhead on every deadline (default {DEFAULT_MARGIN})",
     )  # fmt: skip
     p.add_argument("--command-timeout", type=_positive, default=DEFAULT_COMMAND_TIMEOUT, metavar="SECONDS")
     p.add_argument("--startup-timeout", type=_positive, default=DEFAULT_STARTUP_TIMEOUT, metavar="SECONDS")
-    p.add_argument("--logs", type=Path, metavar="DIR", help="keep each bot process's stderr and protocol transcript in DIR")
+    p.add_argument(
+        "--logs",
+        type=Path,
+        metavar="DIR",
+        help="keep each bot process's stderr and protocol transcript in DIR",
+    )
     p.set_defaults(handler=cmd_check)
 
 
@@ -365,7 +408,9 @@ async def cmd_check(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vastuz", description="Vastuz arena: bot-vs-bot games and tournaments.")
+    parser = argparse.ArgumentParser(
+        prog="vastuz", description="Vastuz arena: bot-vs-bot games and tournaments."
+    )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_tournament_parser(subparsers)
     add_report_parser(subparsers)

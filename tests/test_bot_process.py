@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 import trio
+from conftest import check_gone, fakebot_argv
 
 from protocol import commands
+from referee.engine import Color
 from referee.play.faults import BotCrashed, BotProtocolError, BotStartError, BotTimeout
 from referee.play.process import BotProcess
-from referee.engine import Color
-
-from conftest import check_gone, fakebot_argv
 
 GUARD = 20
 
@@ -97,7 +96,7 @@ async def test_program_that_cannot_run_is_a_start_error(tmp_path: Path) -> None:
 
 async def test_exit_at_start_is_a_crash() -> None:
     with trio.fail_after(GUARD):
-        with pytest.raises(BotCrashed, match="protocol_version.*exit status 1") as info:
+        with pytest.raises(BotCrashed, match=r"protocol_version.*exit status 1") as info:
             async with bot("--fault", "exit-at-start"):
                 pass
         assert info.value.bot == "T"
@@ -114,7 +113,7 @@ async def test_timeout_marks_unhealthy() -> None:
     with trio.fail_after(GUARD):
         async with bot("--fault", "hang") as b:
             await b.new_game(4)
-            with pytest.raises(BotTimeout, match="genmove black.*no complete answer within 0.300 s"):
+            with pytest.raises(BotTimeout, match=r"genmove black.*no complete answer within 0\.300 s"):
                 await b.request(commands.genmove(Color.BLACK), 0.3)
             assert not b.healthy
         check_gone(b.pid)

@@ -53,9 +53,7 @@ def test_builders_refuse_negative_times_and_spaces() -> None:
 
 def test_expect_success() -> None:
     assert c.expect_success(Response(True, 1, "2"), c.protocol_version()) == "2"
-    with pytest.raises(
-        BadReply, match=r"the bot answered '\?' to 'genmove black': 'not my turn'"
-    ):
+    with pytest.raises(BadReply, match=r"the bot answered '\?' to 'genmove black': 'not my turn'"):
         c.expect_success(Response(False, 1, "not my turn"), c.genmove(Color.BLACK))
 
 
@@ -84,8 +82,14 @@ def test_list_commands() -> None:
 
 @pytest.mark.parametrize(
     ("text", "turn"),
-    [("g7", "g7"), ("G7,F6>F6", "g7,f6>f6"), (" pass ", "pass"), ("PASS", "pass"),
-     ("Resign", "resign"), ("zz99", "zz99")],
+    [
+        ("g7", "g7"),
+        ("G7,F6>F6", "g7,f6>f6"),
+        (" pass ", "pass"),
+        ("PASS", "pass"),
+        ("Resign", "resign"),
+        ("zz99", "zz99"),
+    ],
 )
 def test_genmove_good(text: str, turn: str) -> None:
     assert c.parse_genmove(text) == turn
@@ -121,8 +125,16 @@ def test_choose_color() -> None:
 
 @pytest.mark.parametrize(
     ("text", "result"),
-    [("B+4.5", "B+4.5"), ("b+4.5", "B+4.5"), ("W+1", "W+1"), ("w+1.0", "W+1"),
-     ("0", "0"), ("B+0", "0"), ("W+12.50", "W+12.5"), (" B+3 ", "B+3")],
+    [
+        ("B+4.5", "B+4.5"),
+        ("b+4.5", "B+4.5"),
+        ("W+1", "W+1"),
+        ("w+1.0", "W+1"),
+        ("0", "0"),
+        ("B+0", "0"),
+        ("W+12.50", "W+12.5"),
+        (" B+3 ", "B+3"),
+    ],
 )
 def test_final_score_good(text: str, result: str) -> None:
     assert c.parse_final_score(text) == result
@@ -130,5 +142,5 @@ def test_final_score_good(text: str, result: str) -> None:
 
 @pytest.mark.parametrize("text", ["B+", "B4.5", "X+1", "B+-1", "draw", "B+1 W+2", "B+1e3"])
 def test_final_score_bad(text: str) -> None:
-    with pytest.raises(BadReply, match="final_score: expected a result like 'B\\+4.5'"):
+    with pytest.raises(BadReply, match=r"final_score: expected a result like 'B\+4\.5'"):
         c.parse_final_score(text)

@@ -23,12 +23,12 @@ from referee.ratings.elo import (
 
 def _results(a: str, b: str, wins: int, draws: int, losses: int) -> list[GameResult]:
     """``wins``/``draws``/``losses`` of ``a`` against ``b`` as lone games."""
-    return (
-        [GameResult(a, b, 1.0)] * wins + [GameResult(a, b, 0.5)] * draws + [GameResult(a, b, 0.0)] * losses
-    )
+    return [GameResult(a, b, 1.0)] * wins + [GameResult(a, b, 0.5)] * draws + [GameResult(a, b, 0.0)] * losses
 
 
-def _simulate(true: Mapping[str, float], games_per_pairing: int, seed: int, paired: bool = False) -> list[GameResult]:
+def _simulate(
+    true: Mapping[str, float], games_per_pairing: int, seed: int, paired: bool = False
+) -> list[GameResult]:
     """Games drawn from the model itself, with draws: a draw takes probability from both
     sides equally, so the expected score of each game is exactly ``expected_score``."""
     rng = random.Random(seed)
@@ -73,8 +73,8 @@ def test_los_normal_approximation() -> None:
     assert los(0, 0) == 0.5
     assert los(7, 7) == 0.5
     assert los(10, 0) == pytest.approx(0.5 * (1 + math.erf(10 / math.sqrt(20))))
-    for w, l in [(3, 1), (12, 20), (0, 5)]:
-        assert los(w, l) + los(l, w) == pytest.approx(1.0)
+    for w, lost in [(3, 1), (12, 20), (0, 5)]:
+        assert los(w, lost) + los(lost, w) == pytest.approx(1.0)
     assert los(30, 20) > los(15, 10) > 0.5  # same ratio, more evidence
     with pytest.raises(ValueError):
         los(-1, 2)
@@ -223,7 +223,7 @@ def test_disconnected_groups_warn_and_centre_separately() -> None:
     assert r.rating("a").elo + r.rating("b").elo == pytest.approx(0, abs=1e-9)
     assert r.rating("c").elo + r.rating("d").elo == pytest.approx(0, abs=1e-9)
     names = [x.name for x in r.ratings]
-    for (better, nxt) in r.los:
+    for better, nxt in r.los:
         assert {better, nxt} in ({"a", "b"}, {"c", "d"})
         assert names.index(nxt) == names.index(better) + 1
     # The anchor fixes its own group; the other is centred on the anchor rating.
@@ -324,20 +324,27 @@ def test_any_results_give_a_consistent_table(raw: list[tuple[str, str, float]], 
 def test_pentanomial_counts_and_elo() -> None:
     games = [
         # pair 1: a wins both -> 2 points
-        GameResult("a", "b", 1.0, pair=1), GameResult("b", "a", 0.0, pair=1),
+        GameResult("a", "b", 1.0, pair=1),
+        GameResult("b", "a", 0.0, pair=1),
         # pair 2: a wins one, loses one -> 1 point
-        GameResult("a", "b", 1.0, pair=2), GameResult("b", "a", 1.0, pair=2),
+        GameResult("a", "b", 1.0, pair=2),
+        GameResult("b", "a", 1.0, pair=2),
         # pair 3: a draws and loses -> 0.5 points
-        GameResult("b", "a", 0.5, pair=3), GameResult("a", "b", 0.0, pair=3),
+        GameResult("b", "a", 0.5, pair=3),
+        GameResult("a", "b", 0.0, pair=3),
         # pair 4: a wins and draws -> 1.5 points
-        GameResult("a", "b", 0.5, pair=4), GameResult("b", "a", 0.0, pair=4),
+        GameResult("a", "b", 0.5, pair=4),
+        GameResult("b", "a", 0.0, pair=4),
         # pair 5: another 2 points
-        GameResult("b", "a", 0.0, pair=5), GameResult("a", "b", 1.0, pair=5),
+        GameResult("b", "a", 0.0, pair=5),
+        GameResult("a", "b", 1.0, pair=5),
         # ignored: incomplete pair, lone game, other bots, a key mixing bots
         GameResult("a", "b", 1.0, pair=6),
         GameResult("a", "b", 0.0),
-        GameResult("a", "c", 1.0, pair=7), GameResult("c", "a", 0.0, pair=7),
-        GameResult("a", "b", 1.0, pair=8), GameResult("a", "c", 1.0, pair=8),
+        GameResult("a", "c", 1.0, pair=7),
+        GameResult("c", "a", 0.0, pair=7),
+        GameResult("a", "b", 1.0, pair=8),
+        GameResult("a", "c", 1.0, pair=8),
     ]
     p = pentanomial(games, "a", "b")
     assert p is not None

@@ -2,7 +2,16 @@
 
 import pytest
 
-from referee.engine import BadNotation, MAX_SIZE, MIN_SIZE, Position, geometry, parse_point, point_count, point_name
+from referee.engine import (
+    MAX_SIZE,
+    MIN_SIZE,
+    BadNotation,
+    Position,
+    geometry,
+    parse_point,
+    point_count,
+    point_name,
+)
 from referee.engine.geometry import bits
 
 

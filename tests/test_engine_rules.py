@@ -83,7 +83,12 @@ def test_game_over_when_neither_side_can_place():
 def test_a_brand_new_one_stone_group_steals_and_may_steal_onto_the_freed_point():
     p = pos([], ["f5"])
     assert turns_from(p, "e5") == [
-        "e5,f5>d4", "e5,f5>d5", "e5,f5>e4", "e5,f5>e6", "e5,f5>f5", "e5,f5>f6",
+        "e5,f5>d4",
+        "e5,f5>d5",
+        "e5,f5>e4",
+        "e5,f5>e6",
+        "e5,f5>f5",
+        "e5,f5>f6",
     ]
     after = p.play("e5,f5>f5")
     assert after.stones("black") == ["e5", "f5"] and after.stones("white") == []
@@ -96,7 +101,10 @@ def test_steal_target_never_touches_another_own_group():
     p = pos(["c3"], ["f5"])  # c3 touches d4
     assert "e5,f5>d4" not in turns_from(p, "e5")
     assert len(turns_from(p, "e5")) == 5
-    assert error(p, "e5,f5>d4") == "steal #1 f5>d4: d4 touches another group of the mover (stealing never merges)"
+    assert (
+        error(p, "e5,f5>d4")
+        == "steal #1 f5>d4: d4 touches another group of the mover (stealing never merges)"
+    )
 
 
 def test_removal_may_split_an_enemy_group():
@@ -122,7 +130,10 @@ def test_rules_example_a_group_can_gain_a_steal_later_in_the_round():
     assert turns_from(p, "a1") == ["a1,b1>b1,a2>c1"]
     msg = error(p, "a1,b1>b1")
     assert msg == "missing compulsory steal after 1 steal(s), e.g. a2>c1 (1 legal steal open)"
-    assert error(p, "a1,a2>b2") == "steal #1 a2>b2: b2 touches another group of the mover (stealing never merges)"
+    assert (
+        error(p, "a1,a2>b2")
+        == "steal #1 a2>b2: b2 touches another group of the mover (stealing never merges)"
+    )
 
 
 def test_a_group_with_no_legal_steal_is_passed_over():
@@ -146,7 +157,9 @@ def test_steal_rounds_continue_while_the_grown_group_meets_its_shape():
     assert all(t.count(">") == 2 for t in turns)
     after = p.play("e5,f5>f5,d4>d4")
     assert after.groups("black") == [["d4", "e5", "f5"]] and after.groups("white") == [["c4"]]
-    assert error(p, "e5,f5>f5") == "missing compulsory steal after 1 steal(s), e.g. c4>e4 (15 legal steals open)"
+    assert (
+        error(p, "e5,f5>f5") == "missing compulsory steal after 1 steal(s), e.g. c4>e4 (15 legal steals open)"
+    )
     assert error(p, "e5,c4>f6") == "steal #1 c4>f6: c4 is not a stone of a group that must be stolen from now"
     assert error(p, "e5,f5>f5,c4>c4") == "steal #2 c4>c4: c4 is not next to the stealing group"
     assert error(p, "e5,f5>f5,d4>d4,c4>c5") == "extra steal #3 c4>c5: the turn was already complete"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -42,7 +44,7 @@ def test_any_split_gives_the_same_lines(cuts: list[int]) -> None:
     buf = LineBuffer()
     bounds = [0, *sorted(cuts), len(SAMPLE)]
     lines: list[str] = []
-    for a, b in zip(bounds, bounds[1:]):
+    for a, b in itertools.pairwise(bounds):
         lines += buf.feed(SAMPLE[a:b])
     assert lines == LineBuffer().feed(SAMPLE)
 
@@ -157,7 +159,11 @@ def test_hostile_bytes_raise_only_protocol_errors(chunks: list[bytes]) -> None:
         pass
 
 
-@given(st.lists(st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\n"), max_size=30), max_size=10))
+@given(
+    st.lists(
+        st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\n"), max_size=30), max_size=10
+    )
+)
 def test_valid_text_round_trips_whatever_the_chunking(lines: list[str]) -> None:
     data = "".join(line + "\n" for line in lines).encode()
     expected = [line[:-1] if line.endswith("\r") else line for line in lines]

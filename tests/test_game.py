@@ -52,7 +52,9 @@ def check_scored(record: GameRecord) -> None:
     assert pos.is_over
     assert record.result == pos.result() and record.score == pos.score()
     assert record.fault is None
-    expected = {None: Outcome.DRAW, Color.BLACK: Outcome.BLACK_WINS, Color.WHITE: Outcome.WHITE_WINS}[pos.winner]
+    expected = {None: Outcome.DRAW, Color.BLACK: Outcome.BLACK_WINS, Color.WHITE: Outcome.WHITE_WINS}[
+        pos.winner
+    ]
     assert record.outcome is expected
     assert GameRecord.from_json(record.to_json()) == record
 
@@ -156,7 +158,15 @@ def _merge(pos: Position) -> str | None:
 
 # (command, injection, nth, seat of the faulty bot, opening, termination, text expected in the reason)
 FAULTS: list[tuple[str, Injection, int, int, OpeningKind, Termination, str]] = [
-    ("genmove", Fault.TIMEOUT, 1, 1, OpeningKind.EMPTY, Termination.TIME, "no complete answer within 0.800 s"),
+    (
+        "genmove",
+        Fault.TIMEOUT,
+        1,
+        1,
+        OpeningKind.EMPTY,
+        Termination.TIME,
+        "no complete answer within 0.800 s",
+    ),
     ("play", Fault.TIMEOUT, 2, 0, OpeningKind.EMPTY, Termination.TIME, "no complete answer within 1.000 s"),
     ("gensetup", Fault.TIMEOUT, 1, 0, OpeningKind.PIE, Termination.TIME, "gensetup"),
     ("genmove", Fault.CRASH, 2, 0, OpeningKind.PIE, Termination.CRASH, "closed its output"),
@@ -168,7 +178,15 @@ FAULTS: list[tuple[str, Injection, int, int, OpeningKind, Termination, str]] = [
     ("protocol_version", Answer("3"), 1, 0, OpeningKind.PIE, Termination.PROTOCOL, "expected '2'"),
     ("genmove", Fault.ILLEGAL, 1, 1, OpeningKind.PIE, Termination.ILLEGAL, "is occupied"),
     ("genmove", Answer(_merge), 0, 0, OpeningKind.EMPTY, Termination.ILLEGAL, "would merge"),
-    ("genmove", Answer(_missing_steal), 0, 1, OpeningKind.EMPTY, Termination.ILLEGAL, "missing compulsory steal"),
+    (
+        "genmove",
+        Answer(_missing_steal),
+        0,
+        1,
+        OpeningKind.EMPTY,
+        Termination.ILLEGAL,
+        "missing compulsory steal",
+    ),
     ("genmove", Answer(_extra_steal), 0, 0, OpeningKind.PIE, Termination.ILLEGAL, "extra steal"),
     ("genmove", Answer("c2 c3"), 1, 0, OpeningKind.EMPTY, Termination.ILLEGAL, "not a turn"),
     ("genmove", Answer("zz99"), 1, 1, OpeningKind.PIE, Termination.ILLEGAL, "illegal turn"),
@@ -212,7 +230,9 @@ async def test_fault(
 async def test_a_pie_forfeit_before_the_choice_records_default_colours() -> None:
     bad = player("bad", 1)
     bad.inject("gensetup", Fault.ILLEGAL)
-    record = await play(bad, player("good", 2), GameSpec(size=3, opening=OpeningKind.PIE, time_control=PER_MOVE))
+    record = await play(
+        bad, player("good", 2), GameSpec(size=3, opening=OpeningKind.PIE, time_control=PER_MOVE)
+    )
     assert (record.black, record.white) == (0, 1) and record.winner == 1 and record.result == "W+F"
     assert "the game ended before colours were chosen; seat 0 is recorded as Black" in record.notes
 
@@ -223,7 +243,9 @@ async def test_a_pie_forfeit_before_the_choice_records_default_colours() -> None
 async def test_a_program_that_cannot_start_voids_the_game() -> None:
     spec = GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=PER_MOVE)
     record = await play(player("good"), player("ghost", start_error="No such file or directory"), spec)
-    assert record.termination is Termination.VOID and record.result == "void" and record.outcome is Outcome.VOID
+    assert (
+        record.termination is Termination.VOID and record.result == "void" and record.outcome is Outcome.VOID
+    )
     assert record.winner is None and "cannot start" in record.reason and "ghost" in record.reason
 
 
@@ -240,7 +262,9 @@ async def test_one_handshake_failing_loses_the_game() -> None:
     a, b = player("A"), player("B")
     b.inject("list_commands", Answer("two words"))
     record = await play(a, b, GameSpec(size=3, opening=OpeningKind.PIE, time_control=PER_MOVE))
-    assert record.termination is Termination.PROTOCOL and record.winner == 0 and "list_commands" in record.reason
+    assert (
+        record.termination is Termination.PROTOCOL and record.winner == 0 and "list_commands" in record.reason
+    )
 
 
 async def test_a_referee_bug_voids_the_game_and_names_it() -> None:
@@ -255,7 +279,11 @@ async def test_a_referee_bug_voids_the_game_and_names_it() -> None:
 async def test_the_overall_guard_voids(autojump_clock: trio.testing.MockClock) -> None:
     # Per-request deadlines longer than the whole-game guard: only the guard can end it.
     spec = GameSpec(
-        size=3, opening=OpeningKind.EMPTY, time_control=TimeControl.fixed(30), command_timeout=30, game_timeout=1.0
+        size=3,
+        opening=OpeningKind.EMPTY,
+        time_control=TimeControl.fixed(30),
+        command_timeout=30,
+        game_timeout=1.0,
     )
     stuck = player("stuck")
     stuck.inject("genmove", Fault.TIMEOUT)
@@ -275,7 +303,9 @@ def test_spec_checks_setup_against_mode_and_bounds_the_guard() -> None:
     for size, clock in ((5, PER_MOVE), (7, FISCHER)):
         spec = GameSpec(size=size, time_control=clock)
         turns = 2 * len(list(iter_points(size))) + 3
-        thinking = turns * PER_MOVE.per_move if clock is PER_MOVE else 2 * (FISCHER.main + turns * FISCHER.increment)
+        thinking = (
+            turns * PER_MOVE.per_move if clock is PER_MOVE else 2 * (FISCHER.main + turns * FISCHER.increment)
+        )
         longest = thinking + turns * (clock.margin + 2 * spec.command_timeout)
         assert spec.guard() > longest
 
@@ -293,10 +323,14 @@ def test_spec_checks_setup_against_mode_and_bounds_the_guard() -> None:
     ],
     ids=["refused", "garbage", "disagrees", "unreadable"],
 )
-async def test_final_score_problems_are_noted_never_change_the_result(injection: Injection, note: str) -> None:
+async def test_final_score_problems_are_noted_never_change_the_result(
+    injection: Injection, note: str
+) -> None:
     liar = player("liar", 3)
     liar.inject("final_score", injection)
-    record = await play(liar, player("good", 4), GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=PER_MOVE))
+    record = await play(
+        liar, player("good", 4), GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=PER_MOVE)
+    )
     check_scored(record)  # the engine's score stands
     assert any(n.startswith(note) for n in record.notes), record.notes
 
@@ -310,7 +344,9 @@ async def test_a_refused_optional_command_is_noted_once_not_a_fault(command: str
     assert record.notes.count(f"bot B answered '?' to {command}; carrying on") == 1
 
 
-async def test_an_optional_command_that_never_answers_is_a_loss_on_time(autojump_clock: trio.testing.MockClock) -> None:
+async def test_an_optional_command_that_never_answers_is_a_loss_on_time(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
     b = player("B", 2)
     b.inject("time_left", Fault.TIMEOUT, nth=3)
     record = await play(player("A", 1), b, GameSpec(size=4, opening=OpeningKind.EMPTY, time_control=PER_MOVE))

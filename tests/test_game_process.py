@@ -12,15 +12,14 @@ from pathlib import Path
 
 import pytest
 import trio
+from conftest import check_gone, fakebot_argv
 
 from referee.engine import Color, Position
 from referee.play.game import play_game, run_game
 from referee.play.process import BotCommand, BotProcess
+from referee.play.records import GameRecord, Outcome, Termination
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
 from referee.tournament.openings import check_opening
-from referee.play.records import GameRecord, Outcome, Termination
-
-from conftest import check_gone, fakebot_argv
 
 GUARD = 30
 QUIT_GRACE = 10.0  # a clean exit after quit is asserted: allow a slow, loaded machine
@@ -46,7 +45,9 @@ def check_scored(record: GameRecord) -> None:
     assert record.result == pos.result()
     assert record.score == pos.score()
     assert record.fault is None
-    expected = {None: Outcome.DRAW, Color.BLACK: Outcome.BLACK_WINS, Color.WHITE: Outcome.WHITE_WINS}[pos.winner]
+    expected = {None: Outcome.DRAW, Color.BLACK: Outcome.BLACK_WINS, Color.WHITE: Outcome.WHITE_WINS}[
+        pos.winner
+    ]
     assert record.outcome is expected
     for turn in record.turns:
         assert turn.opening or turn.seconds is not None
@@ -107,9 +108,10 @@ async def test_full_game(
 async def test_play_game_reuses_started_bots() -> None:
     spec = GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=PER_MOVE)
     with trio.fail_after(GUARD):
-        async with BotProcess(fakebot_argv("--seed", "5"), label="A") as a, BotProcess(
-            fakebot_argv("--seed", "6"), label="B"
-        ) as b:
+        async with (
+            BotProcess(fakebot_argv("--seed", "5"), label="A") as a,
+            BotProcess(fakebot_argv("--seed", "6"), label="B") as b,
+        ):
             first = await play_game(a, b, spec)
             second = await play_game(b, a, spec)
     for record in (first, second):
@@ -175,7 +177,9 @@ async def test_fault(
     assert GameRecord.from_json(record.to_json()) == record
 
 
-async def test_unexecutable_program_voids_the_game(fakebot: Callable[..., BotCommand], tmp_path: Path) -> None:
+async def test_unexecutable_program_voids_the_game(
+    fakebot: Callable[..., BotCommand], tmp_path: Path
+) -> None:
     missing = BotCommand((str(tmp_path / "no-such-bot"),), "ghost")
     spec = GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=PER_MOVE)
     with trio.fail_after(GUARD):
@@ -189,7 +193,9 @@ async def test_unexecutable_program_voids_the_game(fakebot: Callable[..., BotCom
 async def test_ignores_sigterm_still_scored_and_killed(fakebot: Callable[..., BotCommand]) -> None:
     spec = GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=PER_MOVE)
     with trio.fail_after(GUARD):
-        record = await run_game(fakebot(label="good"), fakebot("--fault", "ignore-sigterm", label="stubborn"), spec)
+        record = await run_game(
+            fakebot(label="good"), fakebot("--fault", "ignore-sigterm", label="stubborn"), spec
+        )
     check_scored(record)
     assert record.bots[1].returncode == -signal.SIGKILL
     check_gone(record.bots[1].pid)
@@ -203,10 +209,14 @@ async def test_grandchild_is_killed_with_its_bot(fakebot: Callable[..., BotComma
     check_gone(record.bots[0].pid)
 
 
-async def test_stderr_flood_does_not_stall_the_game(fakebot: Callable[..., BotCommand], tmp_path: Path) -> None:
+async def test_stderr_flood_does_not_stall_the_game(
+    fakebot: Callable[..., BotCommand], tmp_path: Path
+) -> None:
     spec = GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=PER_MOVE, game_id="flood")
     with trio.fail_after(GUARD):
-        record = await run_game(fakebot("--fault", "flood-stderr", label="chatty"), fakebot(label="good"), spec, log_dir=tmp_path)
+        record = await run_game(
+            fakebot("--fault", "flood-stderr", label="chatty"), fakebot(label="good"), spec, log_dir=tmp_path
+        )
     check_scored(record)
     log = Path(record.bots[0].stderr_log or "")
     assert log.stat().st_size < (1 << 20) + 1000
@@ -216,7 +226,11 @@ async def test_stderr_flood_does_not_stall_the_game(fakebot: Callable[..., BotCo
 async def test_game_guard_voids(fakebot: Callable[..., BotCommand]) -> None:
     # Per-request deadlines longer than the whole-game guard: only the guard can end it.
     spec = GameSpec(
-        size=3, opening=OpeningKind.EMPTY, time_control=TimeControl.fixed(30), command_timeout=30, game_timeout=1.0
+        size=3,
+        opening=OpeningKind.EMPTY,
+        time_control=TimeControl.fixed(30),
+        command_timeout=30,
+        game_timeout=1.0,
     )
     with trio.fail_after(GUARD):
         record = await run_game(fakebot(label="good"), fakebot("--fault", "hang", label="stuck"), spec)

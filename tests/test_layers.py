@@ -18,7 +18,15 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # Lowest first. ``referee.errors`` is beside the layers: anyone may import it.
-LAYERS = ["referee.engine", "protocol", "referee.play", "referee.ratings", "referee.tournament", "referee.tools", "referee.cli"]
+LAYERS = [
+    "referee.engine",
+    "protocol",
+    "referee.play",
+    "referee.ratings",
+    "referee.tournament",
+    "referee.tools",
+    "referee.cli",
+]
 
 
 def layer_of(module: str) -> int | None:
@@ -79,7 +87,9 @@ def test_relative_imports_are_not_used() -> None:
 
 def loaded_by(module: str) -> set[str]:
     code = f"import json, sys; import {module}; print(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     return set(json.loads(out))
 
 

@@ -8,15 +8,14 @@ import shlex
 from pathlib import Path
 
 import pytest
+from conftest import check_gone, fakebot_argv
 
 from referee.cli import main
+from referee.play.process import BotCommand
+from referee.play.records import Termination
 from referee.play.spec import OpeningKind, TimeControl
 from referee.tournament.match import MatchSpec, plan
-from referee.play.process import BotCommand
-from referee.play.records import GameRecord, Termination
 from referee.tournament.results import ResultsFile
-
-from conftest import check_gone, fakebot_argv
 
 
 def command(*args: str) -> str:
@@ -39,7 +38,7 @@ def test_match_with_a_faulty_bot_goes_on(tmp_path: Path, capsys: pytest.CaptureF
     assert all("(crash)" in line for line in game_lines)
     assert "A: 3 won, 0 drawn, 0 lost" in printed
     assert "B lost 3 game(s) by crash" in printed
-    records = (lambda path: ResultsFile(path).load().records)((out / "games.jsonl"))
+    records = (lambda path: ResultsFile(path).load().records)(out / "games.jsonl")
     assert [r.game_id for r in records] == ["g0001", "g0002", "g0003"]
     # A makes the setup in odd games, B in even ones.
     assert [r.bots[0].label for r in records] == ["A", "B", "A"]
@@ -55,17 +54,20 @@ def test_match_fischer_empty_concurrent(tmp_path: Path, capsys: pytest.CaptureFi
     out = tmp_path / "m"
     code = main(
         [
-            "match", command("--seed", "1"), command("--seed", "2", "--minimal"), "--games", "4", "--size", "3",
-            "--opening", "empty", "--main", "3", "--increment", "0.1", "--concurrency", "2", "--out", str(out),
+            "match", command("--seed", "1"), command("--seed", "2", "--minimal"),
+            "--games", "4", "--size", "3", "--opening", "empty",
+            "--main", "3", "--increment", "0.1", "--concurrency", "2", "--out", str(out),
         ]
     )  # fmt: skip
     assert code == 0
     printed = capsys.readouterr().out
     assert printed.count("\ngame ") == 4
-    records = (lambda path: ResultsFile(path).load().records)((out / "games.jsonl"))
+    records = (lambda path: ResultsFile(path).load().records)(out / "games.jsonl")
     assert sorted(r.game_id for r in records) == ["g0001", "g0002", "g0003", "g0004"]
     assert all(r.termination is Termination.SCORE for r in records)
-    assert all(r.time_control == {"kind": "fischer", "main": 3.0, "increment": 0.1, "margin": 0.2} for r in records)
+    assert all(
+        r.time_control == {"kind": "fischer", "main": 3.0, "increment": 0.1, "margin": 0.2} for r in records
+    )
 
 
 def test_match_random_openings_are_played_from_both_sides(tmp_path: Path) -> None:
@@ -88,13 +90,19 @@ def test_void_game_sets_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[
     broken = tmp_path / "broken-bot"
     broken.write_text("#!/nonexistent/interpreter\n")
     broken.chmod(0o755)
-    code = main(["match", command(), str(broken), "--games", "1", "--size", "3", "--out", str(tmp_path / "m")])
+    code = main(
+        ["match", command(), str(broken), "--games", "1", "--size", "3", "--out", str(tmp_path / "m")]
+    )
     assert code == 1
     assert "void" in capsys.readouterr().out
 
 
-def test_a_missing_program_is_refused_before_any_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["match", command(), str(tmp_path / "missing-bot"), "--games", "1", "--out", str(tmp_path / "m")])
+def test_a_missing_program_is_refused_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["match", command(), str(tmp_path / "missing-bot"), "--games", "1", "--out", str(tmp_path / "m")]
+    )
     assert code == 2
     assert f"vastuz match: BOT_B: program '{tmp_path / 'missing-bot'}' not found" in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
@@ -104,9 +112,24 @@ def test_a_missing_program_is_refused_before_any_game(tmp_path: Path, capsys: py
 
 def test_show_replays_a_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "m"
-    assert main(["match", command("--seed", "5"), command("--seed", "6"), "--games", "2", "--size", "3", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "match",
+                command("--seed", "5"),
+                command("--seed", "6"),
+                "--games",
+                "2",
+                "--size",
+                "3",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
-    records = (lambda path: ResultsFile(path).load().records)((out / "games.jsonl"))
+    records = (lambda path: ResultsFile(path).load().records)(out / "games.jsonl")
 
     assert main(["show", str(out / "games.jsonl"), "--game", "2"]) == 0
     shown = capsys.readouterr().out
@@ -144,7 +167,9 @@ def test_usage_errors() -> None:
     assert main(["match", "a", "b", "--increment", "1"]) == 2
 
 
-def test_an_output_folder_that_cannot_be_made_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_output_folder_that_cannot_be_made_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     code = main(["match", command(), command(), "--games", "1", "--size", "3", "--out", str(blocker / "m")])

@@ -188,7 +188,5 @@ def test_response_size_cap() -> None:
 
 def test_stray_lines() -> None:
     check_idle_line("")  # an empty line between responses is harmless
-    with pytest.raises(
-        MalformedResponse, match="stray line while no command was in flight: '= g7'"
-    ):
+    with pytest.raises(MalformedResponse, match="stray line while no command was in flight: '= g7'"):
         check_idle_line("= g7")

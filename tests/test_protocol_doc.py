@@ -38,7 +38,9 @@ SPEC = GameSpec(size=2, opening=OpeningKind.PIE, time_control=TimeControl.fixed(
 async def transcript() -> list[str]:
     """The example game's lines, ``A <- command`` / ``A -> answer line``, in order."""
     lines: list[tuple[str, str, str]] = []
-    a, b = (MemoryPlayer(RandomBot(seed=SEEDS[x]), label=x, board_size=SPEC.size, transcript=lines) for x in "AB")
+    a, b = (
+        MemoryPlayer(RandomBot(seed=SEEDS[x]), label=x, board_size=SPEC.size, transcript=lines) for x in "AB"
+    )
     # The referee starts both bots at once (in trio's order, which it varies on purpose);
     # the document shows A's handshake, then B's.
     await a.start()
@@ -52,7 +54,7 @@ async def transcript() -> list[str]:
 
 def documented() -> list[str]:
     text = DOC.read_text(encoding="utf-8")
-    section = text[text.index("## 8. Example transcript"):]
+    section = text[text.index("## 8. Example transcript") :]
     block = re.search(r"```text\n(.*?)```", section, re.S)
     assert block is not None, "no ```text block in section 8"
     return block.group(1).rstrip("\n").split("\n")
@@ -72,7 +74,10 @@ async def test_the_documented_transcript_is_the_game_the_referee_plays() -> None
 
 
 async def test_the_referee_sends_real_bot_processes_exactly_the_documented_lines(tmp_path: Path) -> None:
-    bots = [BotCommand((sys.executable, "-m", "sample_bots.random_bot", "--seed", str(SEEDS[x])), x, ROOT) for x in "AB"]
+    bots = [
+        BotCommand((sys.executable, "-m", "sample_bots.random_bot", "--seed", str(SEEDS[x])), x, ROOT)
+        for x in "AB"
+    ]
     with trio.fail_after(60):
         record = await run_game(bots[0], bots[1], SPEC, log_dir=tmp_path, transcripts=True, quit_grace=10.0)
     assert record.result == "W+4.5", record.reason

@@ -18,16 +18,25 @@ from referee.play.spec import GameSpec, OpeningKind, TimeControl
 from referee.ratings.report import FAILURE_KINDS, render, standings
 from sample_bots.random_bot import RandomBot
 
-SPEC = GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=TimeControl.fixed(0.2, margin=0.1), command_timeout=0.5)
+SPEC = GameSpec(
+    size=3, opening=OpeningKind.EMPTY, time_control=TimeControl.fixed(0.2, margin=0.1), command_timeout=0.5
+)
 
 
 async def game(
-    first: str, second: str, *, fault: tuple[int, Fault] | None = None, pair: str | None = None, void: bool = False
+    first: str,
+    second: str,
+    *,
+    fault: tuple[int, Fault] | None = None,
+    pair: str | None = None,
+    void: bool = False,
 ) -> GameRecord:
     """A real game between in-memory random bots; ``fault`` makes that seat's first
     genmove misbehave; ``void``: the second bot's program cannot start."""
     players = [
-        MemoryPlayer(RandomBot(seed=len(first) + 7 * seat), label=label, start_error="gone" if void and seat else None)
+        MemoryPlayer(
+            RandomBot(seed=len(first) + 7 * seat), label=label, start_error="gone" if void and seat else None
+        )
         for seat, label in enumerate((first, second))
     ]
     if fault is not None:
@@ -105,7 +114,7 @@ async def test_formats(autojump_clock: trio.testing.MockClock) -> None:
 async def test_a_perfect_score_and_no_games_do_not_break_the_tables() -> None:
     records = [await game("a", "b", fault=(1, Fault.RESIGN)) for _ in range(4)]
     st = standings(records, ["a", "b", "c"], bootstrap=50)
-    assert [line.name for line in st.lines][0] == "a"
+    assert st.lines[0].name == "a"
     assert any("c" in w for w in st.warnings)
     text = render(st, "text")
     assert "warning:" in text

@@ -15,7 +15,8 @@ from referee.tournament.results import FolderLock, ResultsFile
 
 def rec(slot: str, pad: str = "") -> GameRecord:
     return GameRecord(
-        game_id=slot, size=3, opening="pie", time_control={"kind": "per_move", "per_move": 1.0, "margin": 0.2},
+        game_id=slot, size=3, opening="pie",
+        time_control={"kind": "per_move", "per_move": 1.0, "margin": 0.2},
         bots=[BotEntry("a", "bot-a"), BotEntry("b", "bot-b")], notes=["é ünïcode", pad] if pad else [],
         tournament=SlotInfo("t", slot, int(slot[1:]) if slot[1:].isdigit() else 0, 1, "k"),
     )  # fmt: skip
@@ -37,7 +38,9 @@ def test_append_and_load_round_trip(tmp_path):
     assert rf.path.read_text(encoding="utf-8").count("\n") == 5
 
 
-@pytest.mark.parametrize("tail", [b'{"schema": 1, "game_id": "s2", "res', b'{"slot": "s2"}', b"garbage\n", b"garbage\n\n"])
+@pytest.mark.parametrize(
+    "tail", [b'{"schema": 1, "game_id": "s2", "res', b'{"slot": "s2"}', b"garbage\n", b"garbage\n\n"]
+)
 def test_a_torn_last_line_is_dropped_and_repaired(tmp_path, tail):
     rf = ResultsFile(tmp_path / "results.jsonl")
     rf.append(rec("s0"))
@@ -110,7 +113,9 @@ def test_a_killed_writer_never_leaves_more_than_a_torn_tail(tmp_path):
 
 def test_folder_lock_is_exclusive_and_released(tmp_path):
     with FolderLock(tmp_path):
-        code = "import sys; from referee.tournament.results import FolderLock; FolderLock(sys.argv[1]).acquire()"
+        code = (
+            "import sys; from referee.tournament.results import FolderLock; FolderLock(sys.argv[1]).acquire()"
+        )
         proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
         assert proc.returncode != 0 and "another run is writing to this folder" in proc.stderr
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)

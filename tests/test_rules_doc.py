@@ -220,14 +220,18 @@ def run_example(block: Block) -> int:
             before = pos
             with pytest.raises((IllegalTurn, BadNotation)) as info:
                 pos.play(turn)
-            assert type(info.value) is cls, f"{where}: engine raised {type(info.value).__name__}: {info.value}"
+            assert type(info.value) is cls, (
+                f"{where}: engine raised {type(info.value).__name__}: {info.value}"
+            )
             if reason is not None:
                 assert str(info.value) == reason, f"{where}: engine says {str(info.value)!r}"
                 REASONS[key].add(reason)
             assert turn.strip().lower() not in pos.legal_turns(), where
             assert pos == before
         elif key == "placements":
-            assert pos.legal_placements() == sorted(words(value)), f"{where}: engine says {pos.legal_placements()}"
+            assert pos.legal_placements() == sorted(words(value)), (
+                f"{where}: engine says {pos.legal_placements()}"
+            )
         elif key == "turns":
             count_or_list(value, pos.legal_turns(), where)
         elif key.startswith("turns from "):
@@ -278,7 +282,7 @@ def run_example(block: Block) -> int:
                 "yes, only by a reflection": (True, False),
             }[answer]
             assert (canonical(a) == canonical(b)) is expected, where
-            mask = lambda names: sum(1 << geo.parse(n) for n in names)  # noqa: E731
+            mask = lambda names: sum(1 << geo.parse(n) for n in names)
             assert same_shape(mask(a_names), mask(b_names), geo.width) is expected, where
             if by_rotation is not None:
                 rotated = canonical(a, reflections=False) == canonical(b, reflections=False)
@@ -330,7 +334,7 @@ def test_sessions_with_the_sdk():
         session = BotSession(QuietBot(0), log=io.StringIO())
         lines = [line for line in block.lines if line.strip()]
         assert len(lines) % 2 == 0, block.id
-        for command, expected in zip(lines[::2], lines[1::2]):
+        for command, expected in zip(lines[::2], lines[1::2], strict=True):
             assert command.startswith("> "), f"{block.id}: {command!r}"
             before = session.position
             answer = session.handle_line(command[2:])
@@ -530,9 +534,7 @@ def test_shape_counts_on_the_page_match_the_engine(sets):
 @pytest.mark.parametrize("size", range(MIN_SIZE, MAX_SIZE + 1))
 def test_board_coordinates_names_and_neighbours_follow_the_page(size):
     n1 = size - 1
-    on_board = {
-        (q, r) for q in range(2 * n1 + 1) for r in range(2 * n1 + 1) if abs(q - r) <= n1
-    }
+    on_board = {(q, r) for q in range(2 * n1 + 1) for r in range(2 * n1 + 1) if abs(q - r) <= n1}
     assert len(on_board) == 3 * size * (size - 1) + 1 == point_count(size)
     geo = geometry(size)
     assert {geo.coords(p) for p in geo.points} == on_board
@@ -549,7 +551,9 @@ def test_prose_claims_about_notation():
     pos = Position.new(5).setup(" C3 ", "g7")
     assert pos.stones("black") == ["c3"]
     assert pos.play(" e5\t") == pos.play("e5") == pos.play("E5")
-    assert Position.from_stones(2, ["a1"], ["b1", "a2", "b3", "c2"], "white").play("PASS").to_move is Color.BLACK
+    assert (
+        Position.from_stones(2, ["a1"], ["b1", "a2", "b3", "c2"], "white").play("PASS").to_move is Color.BLACK
+    )
     with pytest.raises(BadNotation):
         Position.new(5).setup("a9", "c3")
     # the setup never steals, even with touching stones

@@ -118,10 +118,16 @@ def play_gtp_game(first: GtpBot, second: GtpBot, size: int, move_limit: float | 
         (("random_bot", "--seed", "1"), ("greedy_bot", "--seed", "2"), 4),
         (("greedy_bot", "--seed", "3", "--max-turns", "50"), ("random_bot", "--seed", "4"), 4),
         (("mcts_bot", "--seed", "5", "--move-time", "0.05"), ("greedy_bot", "--seed", "6"), 3),
-        (("random_bot", "--seed", "7"), ("mcts_bot", "--seed", "8", "--move-time", "0.05", "--playout", "random"), 4),
+        (
+            ("random_bot", "--seed", "7"),
+            ("mcts_bot", "--seed", "8", "--move-time", "0.05", "--playout", "random"),
+            4,
+        ),
     ],
 )
-def test_complete_games_between_bot_processes(first: tuple[str, ...], second: tuple[str, ...], size: int) -> None:
+def test_complete_games_between_bot_processes(
+    first: tuple[str, ...], second: tuple[str, ...], size: int
+) -> None:
     with bots(first, second) as (a, b):
         final = play_gtp_game(a, b, size)
         assert final.is_over
@@ -188,7 +194,9 @@ def test_mcts_finds_the_forced_win(seed: int) -> None:
 
 def test_mcts_plays_the_only_winning_reply_in_a_tiny_endgame() -> None:
     # Also from the exact solver: e3 is Black's only win; one ply prefers c1.
-    position = Position.from_stones(3, ["a2", "b2", "b3", "c3", "e4", "e5"], ["a1", "a3", "b4", "c5", "d3", "d5"], "black")
+    position = Position.from_stones(
+        3, ["a2", "b2", "b3", "c3", "e4", "e5"], ["a1", "a3", "b4", "c5", "d3", "d5"], "black"
+    )
     assert GreedyBot(seed=0).choose_turn(position, None) != "e3"
     for playout in ("random", "light"):
         assert MctsBot(seed=1, playout=playout, max_playouts=500).choose_turn(position, None) == "e3"
@@ -222,6 +230,7 @@ def test_mcts_takes_the_side_with_the_forced_win() -> None:
 
 
 # -- time ---------------------------------------------------------------------------------
+
 
 def test_budget_without_a_clock_is_the_default() -> None:
     assert move_budget(None, stones=None, empty_points=50, default=0.7) == 0.7

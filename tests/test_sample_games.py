@@ -9,15 +9,14 @@ from pathlib import Path
 
 import pytest
 import trio
+from conftest import check_gone
+from test_game import replay
 
 from referee.play.game import run_game
 from referee.play.process import BotCommand
+from referee.play.records import Termination
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
 from referee.tournament.openings import check_opening
-from referee.play.records import Termination
-
-from conftest import check_gone
-from test_game import replay
 
 ROOT = Path(__file__).resolve().parent.parent
 PER_MOVE = TimeControl.fixed(0.15, margin=0.3)
@@ -33,7 +32,9 @@ PAIRS = [("random_bot", "greedy_bot"), ("greedy_bot", "mcts_bot"), ("mcts_bot", 
 
 @pytest.mark.parametrize("clock", [PER_MOVE, FISCHER], ids=["per-move", "fischer"])
 @pytest.mark.parametrize("opening", list(OpeningKind), ids=[k.value for k in OpeningKind])
-async def test_sample_bots_play_scored_games(opening: OpeningKind, clock: TimeControl, tmp_path: Path) -> None:
+async def test_sample_bots_play_scored_games(
+    opening: OpeningKind, clock: TimeControl, tmp_path: Path
+) -> None:
     size = 3
     setup = None
     if opening is OpeningKind.BOOK:
@@ -44,7 +45,11 @@ async def test_sample_bots_play_scored_games(opening: OpeningKind, clock: TimeCo
     spec = GameSpec(size=size, opening=opening, setup=setup, time_control=clock, game_id=f"{opening.value}")
     with trio.fail_after(60):
         record = await run_game(
-            sample(first, "--seed", "1"), sample(second, "--seed", "2"), spec, log_dir=tmp_path, quit_grace=10.0
+            sample(first, "--seed", "1"),
+            sample(second, "--seed", "2"),
+            spec,
+            log_dir=tmp_path,
+            quit_grace=10.0,
         )
     assert record.termination is Termination.SCORE, record.reason
     pos = replay(record)

@@ -85,7 +85,7 @@ def test_full_scripted_session_through_a_real_process() -> None:
     ids: list[int | None] = [*range(1, 16), None, 16, 17]
     proc = run_bot(script, "random", "7")
     assert proc.returncode == 0, proc.stderr.decode()
-    r = dict(zip([*range(1, 16), "kc", 16, 17], parse_responses(proc.stdout, ids)))
+    r = dict(zip([*range(1, 16), "kc", 16, 17], parse_responses(proc.stdout, ids), strict=True))
 
     assert r[1] == Response(True, 1, "2")
     assert r[2] == Response(True, 2, "scripted")
@@ -190,11 +190,18 @@ def test_time_left_reaches_choose_turn_for_the_side_to_move() -> None:
     bot = RecordingBot()
     talk(
         bot,
-        "boardsize 3", "clear_board", "setup a1 e5",
+        "boardsize 3",
+        "clear_board",
+        "setup a1 e5",
         "genmove b",
-        "time_settings 10 0.5 0", "time_left white 3.25 0", "time_left black 9.5 0",
-        "genmove w", "genmove b",
-        "clear_board", "setup a1 e5", "genmove b",
+        "time_settings 10 0.5 0",
+        "time_left white 3.25 0",
+        "time_left black 9.5 0",
+        "genmove w",
+        "genmove b",
+        "clear_board",
+        "setup a1 e5",
+        "genmove b",
     )
     assert bot.calls == [
         (Color.BLACK, None),  # never sent
@@ -209,9 +216,16 @@ def test_pass_is_answered_without_asking_the_bot() -> None:
     bot = RecordingBot()
     answers = talk(
         bot,
-        "boardsize 2", "clear_board", "setup c2 b2",
-        "play b b3,b2>a2", "play w b1,c2>a1,a2>b2", "play b c2", "play w a2",
-        "1 genmove b", "2 genmove w", "3 final_score",
+        "boardsize 2",
+        "clear_board",
+        "setup c2 b2",
+        "play b b3,b2>a2",
+        "play w b1,c2>a1,a2>b2",
+        "play b c2",
+        "play w a2",
+        "1 genmove b",
+        "2 genmove w",
+        "3 final_score",
     )
     assert answers[-3:] == ["=1 pass\n\n", "=2 c3\n\n", "=3 W+4.5\n\n"]
     assert bot.calls == [(Color.WHITE, None)]
@@ -271,9 +285,23 @@ def test_list_commands_covers_the_protocol() -> None:
     assert answer is not None
     listed = set(answer[2:-2].split("\n"))
     required = {
-        "protocol_version", "name", "version", "known_command", "list_commands", "boardsize",
-        "clear_board", "setup", "play", "genmove", "gensetup", "choose_color", "quit",
-        "time_settings", "time_left", "showboard", "final_score",
+        "protocol_version",
+        "name",
+        "version",
+        "known_command",
+        "list_commands",
+        "boardsize",
+        "clear_board",
+        "setup",
+        "play",
+        "genmove",
+        "gensetup",
+        "choose_color",
+        "quit",
+        "time_settings",
+        "time_left",
+        "showboard",
+        "final_score",
     }
     assert listed == required
 
@@ -363,7 +391,6 @@ def test_protocol_md_transcript_is_a_real_game() -> None:
 def parse_command_name(line: str) -> str:
     words = line.split()
     return words[1] if words[0].isdigit() else words[0]
-
 
 
 def test_protocol_md_documents_every_command_the_sdk_answers() -> None:

@@ -16,12 +16,12 @@ import pytest
 import trio
 import yaml
 
-from referee.tournament.config_yaml import load_config
 from referee.errors import ResultsError
 from referee.play.records import GameRecord, Termination
+from referee.tournament.config_yaml import load_config
 from referee.tournament.results import ResultsFile
-from referee.tournament.schedule import build_schedule
 from referee.tournament.runner import Tournament
+from referee.tournament.schedule import build_schedule
 
 FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,7 +156,9 @@ async def test_a_complete_run_resumes_to_nothing_and_extra_rounds_only_add(tmp_p
         again = await Tournament(config, out=io.StringIO()).run()
     assert again.played == 0 and again.resumed == 6
     assert (config.output / "results.jsonl").read_bytes() == before
-    more = load_config(write_config(tmp_path, bots, schedule={"kind": "round_robin", "games_per_pair": 2, "rounds": 2}))
+    more = load_config(
+        write_config(tmp_path, bots, schedule={"kind": "round_robin", "games_per_pair": 2, "rounds": 2})
+    )
     with trio.fail_after(60):
         extended = await Tournament(more, out=io.StringIO()).run()
     assert extended.resumed == 6 and extended.played == 6
@@ -184,7 +186,11 @@ async def test_a_changed_config_is_refused_with_what_changed(tmp_path, marker):
 def vastuz(*args, **kwargs):
     return subprocess.Popen(
         [sys.executable, "-m", "referee.cli", *args],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
     )
 
 
@@ -199,11 +205,15 @@ def wait_for_records(folder: Path, n: int, proc: subprocess.Popen, seconds: floa
 
 def slow_bots(marker, n=3):
     # Every genmove waits 30 ms, so games last a second or so and some are always in flight.
-    return [bot(f"s{i}", "--seed", str(i), "--fault", "slow", "--delay", "0.03", marker=marker) for i in range(n)]
+    return [
+        bot(f"s{i}", "--seed", str(i), "--fault", "slow", "--delay", "0.03", marker=marker) for i in range(n)
+    ]
 
 
 def test_resume_after_a_kill_plays_only_the_missing_games(tmp_path, marker):
-    path = write_config(tmp_path, slow_bots(marker), board_size=4, schedule={"kind": "round_robin", "games_per_pair": 4})
+    path = write_config(
+        tmp_path, slow_bots(marker), board_size=4, schedule={"kind": "round_robin", "games_per_pair": 4}
+    )
     config = load_config(path)
     total = len(build_schedule(config))
     proc = vastuz("tournament", str(path))
@@ -262,7 +272,15 @@ def test_ctrl_c_stops_promptly_keeps_finished_games_and_leaves_no_process(tmp_pa
 
 def test_cli_config_errors_and_report(tmp_path, marker):
     bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump({"name": "x", "time_control": {"per_move": 1}, "bots": [{"name": "a", "command": "nope-no-such-program"}, {"name": "b", "command": "true"}]}))
+    bad.write_text(
+        yaml.safe_dump(
+            {
+                "name": "x",
+                "time_control": {"per_move": 1},
+                "bots": [{"name": "a", "command": "nope-no-such-program"}, {"name": "b", "command": "true"}],
+            }
+        )
+    )
     proc = vastuz("tournament", str(bad))
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 2
@@ -321,7 +339,9 @@ def test_a_second_ctrl_c_kills_the_bots_at_once(tmp_path, marker):
     assert records(tmp_path / "out") == []  # nothing finished, nothing recorded
 
 
-async def test_a_results_file_that_cannot_be_written_stops_the_run_with_a_clear_error(tmp_path, marker, monkeypatch):
+async def test_a_results_file_that_cannot_be_written_stops_the_run_with_a_clear_error(
+    tmp_path, marker, monkeypatch
+):
     # A full disk cannot be made cheaply here, so the append is made to fail as one would.
     import errno
 

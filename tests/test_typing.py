@@ -10,6 +10,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_mypy_strict_finds_no_issue():
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-error-summary"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -11,11 +11,11 @@ from .position import Position, TurnBuilder, iter_points, parse_turn, score_of
 from .shapes import canonical
 
 __all__ = [
+    "MAX_SIZE",
+    "MIN_SIZE",
     "BadNotation",
     "Color",
     "IllegalTurn",
-    "MAX_SIZE",
-    "MIN_SIZE",
     "Position",
     "TurnBuilder",
     "TurnError",

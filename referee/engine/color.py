@@ -12,7 +12,7 @@ class Color(str, enum.Enum):
     WHITE = "white"
 
     @property
-    def opponent(self) -> "Color":
+    def opponent(self) -> Color:
         return Color.WHITE if self is Color.BLACK else Color.BLACK
 
     @property
@@ -21,7 +21,7 @@ class Color(str, enum.Enum):
         return self.value[0]
 
     @classmethod
-    def parse(cls, text: str) -> "Color":
+    def parse(cls, text: str) -> Color:
         """Read ``b``, ``black``, ``w`` or ``white`` in any case; ``ValueError`` otherwise."""
         t = text.strip().lower()
         if t in ("b", "black"):

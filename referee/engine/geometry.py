@@ -11,7 +11,7 @@ handful of big-int instructions instead of loops over points.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 from .errors import BadNotation
 
@@ -86,7 +86,7 @@ def bits(mask: int) -> list[int]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def geometry(size: int) -> Geometry:
     """The (shared, immutable) geometry of the board of side ``size`` (2..13)."""
     if not isinstance(size, int) or isinstance(size, bool) or not MIN_SIZE <= size <= MAX_SIZE:

@@ -9,7 +9,7 @@ few big-int operations per group and a turn without steals touches one group.
 from __future__ import annotations
 
 import random
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from .color import Color
 from .errors import BadNotation, IllegalTurn
@@ -56,7 +56,7 @@ class Position:
     (the pie-rule stones) and :meth:`play` (a whole turn in canonical notation).
     """
 
-    __slots__ = ("geo", "_stones", "_groups", "_reach", "_mover", "_adj", "_next")
+    __slots__ = ("_adj", "_groups", "_mover", "_next", "_reach", "_stones", "geo")
 
     geo: Geometry
     _stones: tuple[int, int]
@@ -67,7 +67,7 @@ class Position:
     # colour's groups (``None`` until needed). Kept incrementally from turn to turn, so the
     # legal placements are ``empty & ~twice`` whatever the number of groups.
     _adj: list[tuple[int, int] | None]
-    _next: tuple[str, "Position"] | None
+    _next: tuple[str, Position] | None
 
     # -- construction ------------------------------------------------------------------
     @classmethod
@@ -78,7 +78,7 @@ class Position:
         groups: tuple[tuple[int, ...], tuple[int, ...]],
         reach: tuple[tuple[int, ...], tuple[int, ...]],
         mover: int,
-    ) -> "Position":
+    ) -> Position:
         pos = object.__new__(cls)
         pos.geo = geo
         pos._stones = stones
@@ -90,7 +90,7 @@ class Position:
         return pos
 
     @classmethod
-    def _from_masks(cls, geo: Geometry, black: int, white: int, mover: int) -> "Position":
+    def _from_masks(cls, geo: Geometry, black: int, white: int, mover: int) -> Position:
         gb = tuple(components(black, geo))
         gw = tuple(components(white, geo))
         rb = tuple(geo.dilate(g) for g in gb)
@@ -98,7 +98,7 @@ class Position:
         return cls._make(geo, (black, white), (gb, gw), (rb, rw), mover)
 
     @classmethod
-    def new(cls, size: int = 7) -> "Position":
+    def new(cls, size: int = 7) -> Position:
         """The empty board of side ``size`` (2..13), Black to move."""
         return cls._make(geometry(size), (0, 0), ((), ()), ((), ()), 0)
 
@@ -109,7 +109,7 @@ class Position:
         black: Iterable[str],
         white: Iterable[str],
         to_move: str | Color = Color.BLACK,
-    ) -> "Position":
+    ) -> Position:
         """A position from point names. Groups are whatever the stones form; ``to_move``
         is ``"black"``/``"white"`` (or ``b``/``w``, or a :class:`Color`)."""
         geo = geometry(size)
@@ -166,9 +166,7 @@ class Position:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Position):
             return NotImplemented
-        return (
-            self.geo is other.geo and self._stones == other._stones and self._mover == other._mover
-        )
+        return self.geo is other.geo and self._stones == other._stones and self._mover == other._mover
 
     def __hash__(self) -> int:
         return hash((self.geo.size, self._stones, self._mover))
@@ -241,7 +239,7 @@ class Position:
         return Color.BLACK if b > w else Color.WHITE if w > b else None
 
     # -- the pie rule --------------------------------------------------------------------
-    def setup(self, black_point: str, white_point: str) -> "Position":
+    def setup(self, black_point: str, white_point: str) -> Position:
         """The pie-rule opening: one Black and one White stone on an empty board; Black to move."""
         geo = self.geo
         b = geo.parse(black_point)
@@ -290,7 +288,9 @@ class Position:
         )
         return m, gidx, group, greach
 
-    def _after(self, gidx: int | None, group: int, greach: int, m: StealMachine | None, placed: int) -> "Position":
+    def _after(
+        self, gidx: int | None, group: int, greach: int, m: StealMachine | None, placed: int
+    ) -> Position:
         c = self._mover
         geo = self.geo
         if m is not None:
@@ -303,8 +303,8 @@ class Position:
             new_r = own_r + (greach,)
         else:
             old_reach = own_r[gidx]
-            new_own = own[:gidx] + (group,) + own[gidx + 1:]
-            new_r = own_r[:gidx] + (greach,) + own_r[gidx + 1:]
+            new_own = own[:gidx] + (group,) + own[gidx + 1 :]
+            new_r = own_r[:gidx] + (greach,) + own_r[gidx + 1 :]
         if m is None:
             b, w = self._stones
             if c:
@@ -315,7 +315,7 @@ class Position:
             enemy_r = self._reach[1 - c]
         else:
             b, w = (m.mover_stones, m.enemy_stones) if c == 0 else (m.enemy_stones, m.mover_stones)
-            old = dict(zip(self._groups[1 - c], self._reach[1 - c]))
+            old = dict(zip(self._groups[1 - c], self._reach[1 - c], strict=True))
             enemy = tuple(m.enemy_groups)
             enemy_r = tuple(old[g] if g in old else geo.dilate(g) for g in enemy)
         if c == 0:
@@ -333,7 +333,7 @@ class Position:
             pos._adj[1 - c] = self._adj[1 - c]
         return pos
 
-    def _passed(self) -> "Position":
+    def _passed(self) -> Position:
         return Position._make(self.geo, self._stones, self._groups, self._reach, 1 - self._mover)
 
     def _check_placement(self, p: int) -> None:
@@ -344,9 +344,11 @@ class Position:
         if (self._stones[0] | self._stones[1]) & bit:
             raise IllegalTurn(f"placement {name} is occupied")
         n = sum(1 for r in self._reach[self._mover] if r & bit)
-        raise IllegalTurn(f"placement {name} touches {n} groups of {self.to_move.value} (it would merge them)")
+        raise IllegalTurn(
+            f"placement {name} touches {n} groups of {self.to_move.value} (it would merge them)"
+        )
 
-    def play(self, turn: str) -> "Position":
+    def play(self, turn: str) -> Position:
         """The position after ``turn`` (canonical notation, any case).
 
         Raises :class:`BadNotation` for text that is not a turn and :class:`IllegalTurn`,
@@ -371,9 +373,7 @@ class Position:
         names = geo.names
         for i, (x, y) in enumerate(steals, 1):
             if m is None:
-                raise IllegalTurn(
-                    f"extra steal #{i} {names[x]}>{names[y]}: the turn was already complete"
-                )
+                raise IllegalTurn(f"extra steal #{i} {names[x]}>{names[y]}: the turn was already complete")
             why = m.check(x, y)
             if why is not None:
                 kind = "extra steal" if m.done else "steal"
@@ -444,7 +444,7 @@ class Position:
         self._next = (turn, self._after(gidx, group, greach, m, p))
         return turn
 
-    def begin_turn(self, placement: str) -> "TurnBuilder":
+    def begin_turn(self, placement: str) -> TurnBuilder:
         """Start a turn with ``placement`` and make its steals one at a time (see :class:`TurnBuilder`)."""
         p = self.geo.parse(placement)
         if self.is_over:
@@ -544,7 +544,7 @@ class TurnBuilder:
         pos = tb.position()
     """
 
-    __slots__ = ("_pos", "_place", "_m", "_gidx", "_group", "_reach")
+    __slots__ = ("_gidx", "_group", "_m", "_place", "_pos", "_reach")
 
     def __init__(self, pos: Position, placement: int) -> None:
         self._pos = pos
@@ -579,13 +579,15 @@ class TurnBuilder:
         x, y = geo.parse(frm), geo.parse(to)
         n = len(self.steals) + 1
         if self._m is None:
-            raise IllegalTurn(f"extra steal #{n} {geo.names[x]}>{geo.names[y]}: the turn was already complete")
+            raise IllegalTurn(
+                f"extra steal #{n} {geo.names[x]}>{geo.names[y]}: the turn was already complete"
+            )
         why = self._m.check(x, y)
         if why is not None:
             raise IllegalTurn(f"steal #{n} {geo.names[x]}>{geo.names[y]}: {why}")
         self._m.apply(x, y)
 
-    def copy(self) -> "TurnBuilder":
+    def copy(self) -> TurnBuilder:
         new = TurnBuilder.__new__(TurnBuilder)
         new._pos, new._place = self._pos, self._place
         new._gidx, new._group, new._reach = self._gidx, self._group, self._reach

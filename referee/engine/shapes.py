@@ -10,7 +10,7 @@ forms are equal.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 Cells = tuple[tuple[int, int], ...]
 

@@ -34,7 +34,9 @@ def components(mask: int, geo: Geometry) -> list[int]:
     return out
 
 
-def same_shape_targets(group: int, reach: int, enemy_groups: list[int] | tuple[int, ...], width: int) -> list[int]:
+def same_shape_targets(
+    group: int, reach: int, enemy_groups: list[int] | tuple[int, ...], width: int
+) -> list[int]:
     """T: the enemy groups that touch ``group`` and have its shape."""
     size = group.bit_count()
     out = []
@@ -52,8 +54,18 @@ class StealMachine:
     """One turn after its placement: which steals are open, and making them one at a time."""
 
     __slots__ = (
-        "geo", "mover_stones", "enemy_stones", "group", "reach", "blocked",
-        "enemy_groups", "pending", "round_steals", "steals", "done", "rounds",
+        "blocked",
+        "done",
+        "enemy_groups",
+        "enemy_stones",
+        "geo",
+        "group",
+        "mover_stones",
+        "pending",
+        "reach",
+        "round_steals",
+        "rounds",
+        "steals",
     )
 
     def __init__(
@@ -81,7 +93,7 @@ class StealMachine:
         self.done = False
         self._advance()
 
-    def copy(self) -> "StealMachine":
+    def copy(self) -> StealMachine:
         new = StealMachine.__new__(StealMachine)
         new.geo = self.geo
         new.mover_stones = self.mover_stones

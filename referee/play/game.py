@@ -22,8 +22,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import trio
@@ -36,8 +35,8 @@ from referee.play.clock import BotClock, describe
 from referee.play.faults import BotFault, BotIllegal, BotProtocolError, BotResigned, BotStartError
 from referee.play.player import Exchange, Player
 from referee.play.process import DEFAULT_QUIT_GRACE, BotCommand, BotProcess
-from referee.play.spec import DEFAULT_STARTUP_TIMEOUT, GameSpec, Opening, OpeningKind
 from referee.play.records import (
+    VOID_RESULT,
     BotEntry,
     BotStats,
     ChoiceEntry,
@@ -47,9 +46,9 @@ from referee.play.records import (
     SetupEntry,
     Termination,
     TurnEntry,
-    VOID_RESULT,
     forfeit_result,
 )
+from referee.play.spec import DEFAULT_STARTUP_TIMEOUT, GameSpec, Opening, OpeningKind
 
 log = logging.getLogger("referee.play.game")
 
@@ -66,7 +65,7 @@ class _SeatFault(Exception):
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 class _Game:
@@ -188,7 +187,10 @@ class _Game:
             raise _SeatFault(
                 seat,
                 BotProtocolError(
-                    bot.label, str(exchange.command), "answered '?' to a command it must answer", exchange.response.text
+                    bot.label,
+                    str(exchange.command),
+                    "answered '?' to a command it must answer",
+                    exchange.response.text,
                 ),
             )
         return exchange
@@ -274,7 +276,9 @@ class _Game:
         except TurnError as exc:
             raise self._illegal(seat, exchange, f"illegal turn: {exc}") from None
         self.record.turns.append(
-            TurnEntry(len(self.record.turns) + 1, color, turn, round(exchange.seconds, 6), self.clocks[seat].left)
+            TurnEntry(
+                len(self.record.turns) + 1, color, turn, round(exchange.seconds, 6), self.clocks[seat].left
+            )
         )
         await self._must(1 - seat, commands.play(color, turn), self.spec.command_timeout)
 
@@ -299,7 +303,9 @@ class _Game:
             if not bot.knows("final_score"):
                 continue
             try:
-                text = (await self._must(seat, commands.final_score(), self.spec.command_timeout)).response.text
+                text = (
+                    await self._must(seat, commands.final_score(), self.spec.command_timeout)
+                ).response.text
                 said = commands.parse_final_score(text)
             except _SeatFault as seat_fault:
                 record.notes.append(f"final_score check failed: {seat_fault.fault}")
@@ -309,7 +315,9 @@ class _Game:
                 continue
             record.bots[seat].final_score = said
             if said != result:
-                record.notes.append(f"bot {bot.label} says the result is {said}; the engine's {result} stands")
+                record.notes.append(
+                    f"bot {bot.label} says the result is {said}; the engine's {result} stands"
+                )
                 log.warning("game %s: %s", self.spec.game_id, record.notes[-1])
 
     # ------------------------------------------------------------------ endings
@@ -338,7 +346,7 @@ class _Game:
         record.reason = reason
 
     def _fill_bots(self) -> None:
-        for entry, bot, stats in zip(self.record.bots, self.bots, self.stats):
+        for entry, bot, stats in zip(self.record.bots, self.bots, self.stats, strict=True):
             entry.name = bot.name
             entry.version = bot.version
             entry.pid = bot.pid
@@ -390,7 +398,9 @@ async def run_game(
         bots.append(
             command.process(
                 stderr_log=None if log_dir is None else log_dir / f"{stem}.stderr.log",
-                transcript=log_dir / f"{stem}.transcript.log" if log_dir is not None and transcripts else None,
+                transcript=log_dir / f"{stem}.transcript.log"
+                if log_dir is not None and transcripts
+                else None,
                 startup_timeout=startup_timeout,
                 quit_grace=quit_grace,
                 board_size=spec.size,
@@ -404,6 +414,6 @@ async def run_game(
                 async with trio.open_nursery() as closer:
                     for bot in bots:
                         closer.start_soon(bot.aclose)
-    for entry, bot in zip(record.bots, bots):
+    for entry, bot in zip(record.bots, bots, strict=True):
         entry.returncode = bot.returncode
     return record

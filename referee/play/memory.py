@@ -179,7 +179,9 @@ class MemoryPlayer:
                     await trio.sleep(delay)
                 raw = self._answer(command, injection)
         except trio.TooSlowError:
-            raise self._broken(BotTimeout(self.label, text, f"no complete answer within {timeout:.3f} s")) from None
+            raise self._broken(
+                BotTimeout(self.label, text, f"no complete answer within {timeout:.3f} s")
+            ) from None
         except BotFault as fault:
             raise self._broken(fault) from None
         if self.transcript is not None:
@@ -197,7 +199,10 @@ class MemoryPlayer:
         if not exchange.response.ok:
             raise self._broken(
                 BotProtocolError(
-                    self.label, str(exchange.command), "answered '?' to a command it must answer", exchange.response.text
+                    self.label,
+                    str(exchange.command),
+                    "answered '?' to a command it must answer",
+                    exchange.response.text,
                 )
             )
         return exchange.response.text
@@ -221,7 +226,9 @@ class MemoryPlayer:
         if injection is None:
             return self._handle(command)
         if isinstance(injection, Answer):
-            text = injection.text if isinstance(injection.text, str) else injection.text(self.session.position)
+            text = (
+                injection.text if isinstance(injection.text, str) else injection.text(self.session.position)
+            )
             return self._handle(command) if text is None else f"={ident} {text}\n\n"
         if injection is Fault.CRASH:
             raise BotCrashed(self.label, str(command), "closed its output (exited or crashed)")
@@ -271,8 +278,12 @@ class MemoryPlayer:
             except ProtocolError as exc:
                 raise self._broken(BotProtocolError(self.label, str(command), str(exc), line)) from None
             if response is not None:
-                if any(rest for rest in lines[number + 1:]):
-                    stray = next(rest for rest in lines[number + 1:] if rest)
-                    raise self._broken(BotProtocolError(self.label, str(command), "a stray line after the response", stray))
+                if any(rest for rest in lines[number + 1 :]):
+                    stray = next(rest for rest in lines[number + 1 :] if rest)
+                    raise self._broken(
+                        BotProtocolError(self.label, str(command), "a stray line after the response", stray)
+                    )
                 return response
-        raise self._broken(BotCrashed(self.label, str(command), "closed its output in the middle of a response"))
+        raise self._broken(
+            BotCrashed(self.label, str(command), "closed its output in the middle of a response")
+        )

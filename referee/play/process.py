@@ -100,7 +100,6 @@ class BotCommand:
         return BotProcess(self.command, label=self.label, cwd=self.cwd, env=self.env, **options)
 
 
-
 class BotProcess:
     """One bot program: spawn, handshake, requests, logs, and a close that always reaps.
 
@@ -337,7 +336,9 @@ class BotProcess:
         self.stats.requests += 1
         self.stats.bot_seconds += seconds
         overhead = (written - entered) + (time.perf_counter() - pending.done_at)
-        self.stats.overhead_us += (overhead * 1e6 - self.stats.overhead_us) / self.stats.requests  # running mean
+        self.stats.overhead_us += (
+            overhead * 1e6 - self.stats.overhead_us
+        ) / self.stats.requests  # running mean
         return Exchange(command, pending.response, seconds, overhead)
 
     async def call(self, command: Command, timeout: float) -> str:
@@ -497,8 +498,12 @@ class BotProcess:
     def reusable(self) -> bool:
         """Healthy, running and idle: fit to play another game after ``new_game``."""
         return (
-            self.started and self.healthy and self._fault is None and self._pending is None
-            and self._closed is None and self.returncode is None
+            self.started
+            and self.healthy
+            and self._fault is None
+            and self._pending is None
+            and self._closed is None
+            and self.returncode is None
         )
 
     @property

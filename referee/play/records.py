@@ -301,7 +301,9 @@ class GameRecord:
                 reason=data["reason"],
                 fault=None
                 if fault is None
-                else FaultEntry(fault["seat"], Termination(fault["kind"]), fault["command"], fault["received"]),
+                else FaultEntry(
+                    fault["seat"], Termination(fault["kind"]), fault["command"], fault["received"]
+                ),
                 score=None if score is None else (score[0], score[1]),
                 started_at=data["started_at"],
                 ended_at=data["ended_at"],

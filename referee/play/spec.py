@@ -22,6 +22,7 @@ DEFAULT_MARGIN = 0.2
 before it declares a loss on time. Small enough not to change the game, large enough that
 a loaded machine does not forfeit a bot that answered on time."""
 
+
 class OpeningKind(str, enum.Enum):
     """How a game starts. ``PIE``: a bot makes the two-stone setup and the other picks a
     colour (the game's own rule). ``EMPTY``: Black's first turn on an empty board.
@@ -107,7 +108,9 @@ class GameSpec:
     def __post_init__(self) -> None:
         given = self.opening in (OpeningKind.BOOK, OpeningKind.RANDOM)
         if given != (self.setup is not None):
-            raise ValueError(f"a {self.opening.value} game needs a setup exactly when the opening is book or random")
+            raise ValueError(
+                f"a {self.opening.value} game needs a setup exactly when the opening is book or random"
+            )
 
     def guard(self) -> float:
         """The overall guard: the longest a game can take if every bot uses every deadline

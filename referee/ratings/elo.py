@@ -31,6 +31,7 @@ below it, each module importing only those further down:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -283,11 +284,13 @@ def _neighbour_los(
     """
     group_of = {m: g for g, c in enumerate(fitter.components) for m in c.members}
     superiority: dict[tuple[str, str], float] = {}
-    for better, nxt in zip(ratings, ratings[1:]):
+    for better, nxt in itertools.pairwise(ratings):
         i, j = index[better.name], index[nxt.name]
         if i not in group_of or group_of.get(i) != group_of.get(j) or not samples[i]:
             continue
-        ahead = sum(1.0 if x > y else 0.5 if x == y else 0.0 for x, y in zip(samples[i], samples[j]))
+        ahead = sum(
+            1.0 if x > y else 0.5 if x == y else 0.0 for x, y in zip(samples[i], samples[j], strict=True)
+        )
         superiority[(better.name, nxt.name)] = ahead / len(samples[i])
     return superiority
 
@@ -313,7 +316,7 @@ def _warnings(
         if tally.games(k) == 0:
             warnings.append(f"bot {name} played no games: its rating means nothing")
     wins, draws, losses = tally.wins, tally.draws, tally.losses
-    for component, prior in zip(fitter.components, used_prior):
+    for component, prior in zip(fitter.components, used_prior, strict=True):
         if not prior:
             continue
         perfect = False

@@ -97,7 +97,7 @@ class GroupFitter:
             shift = self.anchor_rating  # a group without the anchor is centred on it
             if self.anchor is not None and self.anchor in component.members:
                 shift = self.anchor_rating - fitted[self.local[self.anchor]] * ELO_PER_NAT
-            for member, value in zip(component.members, fitted):
+            for member, value in zip(component.members, fitted, strict=True):
                 theta[member] = value
                 elo[member] = value * ELO_PER_NAT + shift
         if self.anchor is not None and self.anchor not in self.local:

@@ -92,8 +92,8 @@ def pentanomial(
     n = sum(counts)
     if n == 0:
         return None
-    mean = sum(c * x for c, x in zip(counts, _PAIR_VALUES)) / n
-    variance = sum(c * (x - mean) ** 2 for c, x in zip(counts, _PAIR_VALUES)) / n
+    mean = sum(c * x for c, x in zip(counts, _PAIR_VALUES, strict=True)) / n
+    variance = sum(c * (x - mean) ** 2 for c, x in zip(counts, _PAIR_VALUES, strict=True)) / n
     se = math.sqrt(variance / n)
     z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     elo = elo_from_score(mean)

@@ -139,8 +139,12 @@ def standings(
         if r.fault is not None and r.fault.kind.is_forfeit:
             failures[r.bots[r.fault.seat].label][r.fault.kind] += 1
     ratings: Ratings = compute_ratings(
-        results, names, anchor=anchor if anchor in names else None, anchor_rating=anchor_rating,
-        bootstrap=bootstrap, seed=seed,
+        results,
+        names,
+        anchor=anchor if anchor in names else None,
+        anchor_rating=anchor_rating,
+        bootstrap=bootstrap,
+        seed=seed,
     )
     lines = []
     order = [r.name for r in ratings.ratings]
@@ -166,12 +170,14 @@ def standings(
     pairs: list[Pentanomial] = []
     if any(g.pair is not None for g in results):
         for i, a in enumerate(order):
-            for b in order[i + 1:]:
+            for b in order[i + 1 :]:
                 penta = pentanomial(results, a, b)
                 if penta is not None:
                     pairs.append(penta)
     overhead = {name: (overhead_sum[name] / overhead_n[name], overhead_n[name]) for name in overhead_n}
-    return Standings(lines, cross, pairs, len(records), void, list(ratings.warnings), overhead, ratings.anchor)
+    return Standings(
+        lines, cross, pairs, len(records), void, list(ratings.warnings), overhead, ratings.anchor
+    )
 
 
 # ------------------------------------------------------------------------------ rendering
@@ -190,7 +196,11 @@ def leaderboard_rows(st: Standings) -> tuple[list[str], list[list[Any]]]:
                 line.rank,
                 line.name,
                 _num(line.elo),
-                "anchor" if line.name == st.anchor else "inf" if not math.isfinite(line.elo_error) else f"{line.elo_error:.0f}",
+                "anchor"
+                if line.name == st.anchor
+                else "inf"
+                if not math.isfinite(line.elo_error)
+                else f"{line.elo_error:.0f}",
                 line.games,
                 f"{line.wins}-{line.draws}-{line.losses}",
                 f"{line.score_percent:.1f}",
@@ -242,9 +252,14 @@ def render_text(st: Standings, *, title: str = "", markdown: bool = False) -> st
     played = st.games - st.void
     out.append(f"{played} games rated" + (f", {st.void} void (not rated)" if st.void else ""))
     out.append("")
-    sections = [("", leaderboard_rows(st)), ("Crosstable (points/games, row against column)", crosstable_rows(st))]
+    sections = [
+        ("", leaderboard_rows(st)),
+        ("Crosstable (points/games, row against column)", crosstable_rows(st)),
+    ]
     if st.pairs:
-        sections.append(("Opening pairs (pentanomial: pairs scoring 0, 0.5, 1, 1.5, 2 for the first bot)", pair_rows(st)))
+        sections.append(
+            ("Opening pairs (pentanomial: pairs scoring 0, 0.5, 1, 1.5, 2 for the first bot)", pair_rows(st))
+        )
     for heading, (headers, rows) in sections:
         if heading:
             out.extend(["", f"## {heading}" if markdown else heading, ""])
@@ -267,10 +282,44 @@ def render_json(st: Standings) -> str:
 def render_csv(st: Standings) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(["rank", "name", "elo", "elo_error", "elo_low", "elo_high", "games", "wins", "draws", "losses", "score", "score_percent", "los_next", *FAILURE_KINDS])
+    w.writerow(
+        [
+            "rank",
+            "name",
+            "elo",
+            "elo_error",
+            "elo_low",
+            "elo_high",
+            "games",
+            "wins",
+            "draws",
+            "losses",
+            "score",
+            "score_percent",
+            "los_next",
+            *FAILURE_KINDS,
+        ]
+    )
     for line in st.lines:
         j = line.to_json()
-        w.writerow([j["rank"], j["name"], j["elo"], j["elo_error"], j["elo_low"], j["elo_high"], j["games"], j["wins"], j["draws"], j["losses"], j["score"], j["score_percent"], j["los_next"], *[line.failures[k] for k in FORFEITS]])
+        w.writerow(
+            [
+                j["rank"],
+                j["name"],
+                j["elo"],
+                j["elo_error"],
+                j["elo_low"],
+                j["elo_high"],
+                j["games"],
+                j["wins"],
+                j["draws"],
+                j["losses"],
+                j["score"],
+                j["score_percent"],
+                j["los_next"],
+                *[line.failures[k] for k in FORFEITS],
+            ]
+        )
     return buf.getvalue()
 
 

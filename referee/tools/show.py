@@ -29,7 +29,9 @@ def render_game(record: GameRecord) -> str:
     out = [f"game {record.game_id}: size {record.size}, opening {record.opening}, time {record.time_control}"]
     for seat, bot in enumerate(record.bots):
         colour = "black" if record.black == seat else "white" if record.white == seat else "-"
-        out.append(f"  seat {seat} {bot.label} ({colour}): {bot.name or '?'} {bot.version or ''} [{bot.command}]")
+        out.append(
+            f"  seat {seat} {bot.label} ({colour}): {bot.name or '?'} {bot.version or ''} [{bot.command}]"
+        )
     pos = Position.new(record.size)
     if record.setup is not None:
         who = "the referee" if record.setup.by is None else record.label_of(record.setup.by)

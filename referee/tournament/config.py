@@ -12,17 +12,18 @@ the folder that holds the config file**, and the defaults follow the same rule (
 defaults to that folder, ``output`` to ``results/<name>`` inside it). The format is
 documented for users in ``configs/README.md``.
 
-Openings are resolved by the loader (with :mod:`referee.tournament.openings`: the book is read and every line
-checked with the rules engine; random setups are generated from their seed), so the list of openings is part of the
-config's :meth:`TournamentConfig.fingerprint` and a resumed run can prove it plays the same
-openings. This module reads files but starts no process and needs no trio.
+Openings are resolved by the loader (with :mod:`referee.tournament.openings`: the book is
+read and every line checked with the rules engine; random setups are generated from their
+seed), so the list of openings is part of the config's :meth:`TournamentConfig.fingerprint`
+and a resumed run can prove it plays the same openings. This module reads no file, starts
+no process and needs neither YAML nor trio.
 """
 
 from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
 import os
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -26,7 +26,7 @@ import yaml
 
 from referee.errors import ConfigError
 from referee.play.programs import program_problem
-from referee.play.spec import DEFAULT_MARGIN, Opening, OpeningKind, TimeControl, TimeControlKind
+from referee.play.spec import DEFAULT_MARGIN, OpeningKind, TimeControl
 from referee.tournament.config import (
     DEFAULT_BOARD_SIZE,
     DEFAULT_GAMES_PER_PAIR,
@@ -41,7 +41,7 @@ from referee.tournament.config import (
     ScheduleSpec,
     TournamentConfig,
 )
-from referee.tournament.openings import check_opening, random_openings, read_book
+from referee.tournament.openings import random_openings, read_book
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -76,7 +76,7 @@ def parse_yaml(text: str, *, file: str) -> object:
     """YAML text -> plain data. Syntax errors and duplicate keys become ConfigErrors with
     the line number (YAML itself would silently keep the last of two equal keys)."""
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_StrictLoader)
     except ConfigError as exc:
         raise ConfigError(exc.detail, file=file, key=exc.key) from None
     except yaml.MarkedYAMLError as exc:
@@ -160,7 +160,6 @@ def _describe(value: object) -> str:
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
-
 
 
 class _Parser:

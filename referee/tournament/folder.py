@@ -37,7 +37,7 @@ def shown(path: Path) -> str:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
 def _differences(old: Any, new: Any, path: str = "") -> list[str]:
@@ -55,7 +55,7 @@ def _differences(old: Any, new: Any, path: str = "") -> list[str]:
         return out
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         out = []
-        for i, (a, b) in enumerate(zip(old, new)):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
             out.extend(_differences(a, b, f"{path}[{i}]"))
         return out
     if old != new:
@@ -82,7 +82,12 @@ def check_manifest(config: TournamentConfig, folder: Path) -> dict[str, Any]:
             )
         manifest.update(_manifest_view(config))
     else:
-        manifest = {"format": MANIFEST_FORMAT, "created": _now(), "fingerprint": fingerprint, **_manifest_view(config)}
+        manifest = {
+            "format": MANIFEST_FORMAT,
+            "created": _now(),
+            "fingerprint": fingerprint,
+            **_manifest_view(config),
+        }
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)
@@ -115,11 +120,13 @@ def latest_records(records: Iterable[GameRecord]) -> list[GameRecord]:
 
 def write_standings(folder: Path, st: Standings, title: str) -> None:
     """``standings.md`` and ``standings.json``, each replaced atomically."""
-    for name, text in (("standings.md", render(st, "markdown", title=title)), ("standings.json", render(st, "json"))):
+    for name, text in (
+        ("standings.md", render(st, "markdown", title=title)),
+        ("standings.json", render(st, "json")),
+    ):
         tmp = folder / (name + ".tmp")
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, folder / name)
-
 
 
 def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, str]:

@@ -22,7 +22,9 @@ class BotPool:
     is closed by :meth:`release` or :meth:`aclose` before that nursery ends.
     """
 
-    def __init__(self, config: TournamentConfig, nursery: trio.Nursery, log_dir: Path, transcripts: bool) -> None:
+    def __init__(
+        self, config: TournamentConfig, nursery: trio.Nursery, log_dir: Path, transcripts: bool
+    ) -> None:
         self.config = config
         self.nursery = nursery
         self.log_dir = log_dir

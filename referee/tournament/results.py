@@ -143,7 +143,7 @@ class FolderLock:
 
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path, "a+")
+        fh = open(self.path, "a+")  # noqa: SIM115 - held until release()
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -163,7 +163,7 @@ class FolderLock:
             self._fh.close()
             self._fh = None
 
-    def __enter__(self) -> "FolderLock":
+    def __enter__(self) -> FolderLock:
         self.acquire()
         return self
 

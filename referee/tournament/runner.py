@@ -80,7 +80,7 @@ class Progress:
 
 
 def _clock(seconds: float) -> str:
-    s = int(round(seconds))
+    s = round(seconds)
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
@@ -160,7 +160,8 @@ class Tournament:
             loaded = self.results.repair()
             if loaded.torn_tail:
                 self.say(
-                    f"note: dropped a torn last line of {shown(self.results.path)} ({len(loaded.torn_tail)} bytes): "
+                    f"note: dropped a torn last line of {shown(self.results.path)} "
+                    f"({len(loaded.torn_tail)} bytes): "
                     "the game in flight when the previous run was killed; it will be replayed",
                     always=True,
                 )
@@ -182,14 +183,23 @@ class Tournament:
             write_standings(self.folder, st, f"{config.name}: standings")
         interrupted = self.stopping
         return TournamentResult(
-            total=progress.total, played=progress.played, resumed=progress.resumed, void=progress.void,
-            interrupted=interrupted, standings=st, folder=self.folder,
+            total=progress.total,
+            played=progress.played,
+            resumed=progress.resumed,
+            void=progress.void,
+            interrupted=interrupted,
+            standings=st,
+            folder=self.folder,
         )
 
     def _header(self, progress: Progress) -> None:
         c = self.config
         tc = c.time_control
-        clock = f"{tc.per_move:g} s per move" if tc.per_move is not None else f"{tc.main:g} s + {tc.increment:g} s per move"
+        clock = (
+            f"{tc.per_move:g} s per move"
+            if tc.per_move is not None
+            else f"{tc.main:g} s + {tc.increment:g} s per move"
+        )
         self.say(
             f"tournament {c.name}: {len(c.bots)} bots, board {c.board_size}, opening {c.opening.kind.value}, "
             f"{clock}, {progress.total} games, concurrency {c.concurrency}"
@@ -207,7 +217,9 @@ class Tournament:
             guard.start_soon(self._watch_signals, games_scope)
             try:
                 async with trio.open_nursery() as bots_nursery:
-                    pool = self.pool = BotPool(self.config, bots_nursery, self.folder / LOGS, self.transcripts)
+                    pool = self.pool = BotPool(
+                        self.config, bots_nursery, self.folder / LOGS, self.transcripts
+                    )
                     try:
                         with games_scope:
                             async with trio.open_nursery() as workers:
@@ -291,10 +303,18 @@ class Tournament:
     def _report(self, game: ScheduledGame, record: GameRecord, progress: Progress) -> None:
         self.say(f"[{progress.done:>{len(str(progress.total))}}/{progress.total}] {game_line(game, record)}")
         if progress.done < progress.total:
-            self.say(f"    progress: {progress.done}/{progress.total} games, elapsed {progress.elapsed()}, ETA {progress.eta()}")
+            self.say(
+                f"    progress: {progress.done}/{progress.total} games, "
+                f"elapsed {progress.elapsed()}, ETA {progress.eta()}"
+            )
 
     async def _maybe_standings(self, progress: Progress) -> None:
-        if self.quiet or not self.standings_every or progress.played % self.standings_every or progress.done >= progress.total:
+        if (
+            self.quiet
+            or not self.standings_every
+            or progress.played % self.standings_every
+            or progress.done >= progress.total
+        ):
             return
         # Fewer bootstrap samples and a worker thread: a look at the table must not delay
         # the games in flight (their bots' clocks are running).

@@ -29,8 +29,11 @@ COMMAND_FAULTS = {
 }  # fmt: skip
 # Faults that are about one command whatever --at says.
 FIXED_COMMAND = {
-    "bad-gensetup": "gensetup", "bad-color": "choose_color", "wrong-score": "final_score", "accept-illegal": "play",
-}  # fmt: skip
+    "bad-gensetup": "gensetup",
+    "bad-color": "choose_color",
+    "wrong-score": "final_score",
+    "accept-illegal": "play",
+}
 ILLEGAL = {"illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal"}
 LISTED = [
     "protocol_version", "name", "version", "known_command", "list_commands", "boardsize",
@@ -79,9 +82,13 @@ class FakeBot:
             name, args = parts[0], parts[1:]
             count = self.seen.get(name, 0)
             self.seen[name] = count + 1
-            if self.fault in COMMAND_FAULTS and name == self.at and count >= self.after:
-                if self.misbehave(cid, name, args):
-                    continue
+            if (
+                self.fault in COMMAND_FAULTS
+                and name == self.at
+                and count >= self.after
+                and self.misbehave(cid, name, args)
+            ):
+                continue
             ok, text = self.answer(name, args)
             write(f"{'=' if ok else '?'}{cid} {text}".rstrip(" ").encode() + b"\n\n")
             if name == "quit":
@@ -110,7 +117,7 @@ class FakeBot:
             write(f"={int(cid or 0) + 1} pass\n\n".encode())
             return True
         if fault == "no-blank":
-            ok, text = self.answer(name, args)
+            _ok, text = self.answer(name, args)
             write(f"={cid} {text}\n".encode())
             sleep_forever()
         if fault == "long-line":
@@ -130,7 +137,7 @@ class FakeBot:
             write(f"?{cid} not today\n\n".encode())
             return True
         if fault == "stray":
-            ok, text = self.answer(name, args)
+            _ok, text = self.answer(name, args)
             write(f"={cid} {text}\n\n= and one more thing\n\n".encode())
             return True
         if fault == "resign":
