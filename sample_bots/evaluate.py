@@ -100,6 +100,7 @@ def greedy_completion(position: Position, placement: str, rng: random.Random, ca
 
 # -- time ----------------------------------------------------------------------------------
 
+
 def move_budget(
     time_left: float | None,
     *,

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 
 from protocol.bot import Bot, run
 from referee.engine import Position
-
 from sample_bots.evaluate import best_outcomes, turn_outcomes
 
 DEFAULT_MAX_TURNS = 2000
@@ -43,10 +42,14 @@ class GreedyBot(Bot):
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m sample_bots.greedy_bot", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m sample_bots.greedy_bot", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--seed", type=int, default=None, help="seed of every random choice (default: fresh)")
     parser.add_argument(
-        "--max-turns", type=int, default=DEFAULT_MAX_TURNS,
+        "--max-turns",
+        type=int,
+        default=DEFAULT_MAX_TURNS,
         help=f"evaluate at most about this many complete turns per move (default {DEFAULT_MAX_TURNS})",
     )
     args = parser.parse_args(argv)

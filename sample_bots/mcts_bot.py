@@ -50,7 +50,6 @@ from collections.abc import Sequence
 
 from protocol.bot import Bot, run
 from referee.engine import Color, Position
-
 from sample_bots.evaluate import greedy_completion, margin, move_budget
 
 DEFAULT_MOVE_TIME = 1.0
@@ -73,7 +72,7 @@ class Node:
     """A position in the tree. ``value`` sums playout values from the view of the player
     who moved *into* this node (the one choosing it at the parent)."""
 
-    __slots__ = ("position", "turn", "children", "untried", "visits", "value")
+    __slots__ = ("children", "position", "turn", "untried", "value", "visits")
 
     def __init__(self, position: Position, turn: str) -> None:
         self.position = position
@@ -136,7 +135,7 @@ class Search:
         if node.untried is None:
             node.rank_moves(self.rng)
         assert node.untried is not None
-        return bool(node.untried) and len(node.children) < 3 + node.visits ** self.widening
+        return bool(node.untried) and len(node.children) < 3 + node.visits**self.widening
 
     def iterate(self) -> None:
         """Select, expand, play out, back up: one playout."""
@@ -274,8 +273,11 @@ class MctsBot(Bot):
         main, byo, stones = self.time_settings
         clock = byo if stones == 1 else main
         return move_budget(
-            clock, stones=stones, increment=self.increment,
-            empty_points=len(position.legal_placements()), default=self.move_time,
+            clock,
+            stones=stones,
+            increment=self.increment,
+            empty_points=len(position.legal_placements()),
+            default=self.move_time,
         )
 
     def budget(self, position: Position, time_left: float | None) -> float:
@@ -332,21 +334,33 @@ class MctsBot(Bot):
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m sample_bots.mcts_bot", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m sample_bots.mcts_bot", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--seed", type=int, default=None, help="seed of every random choice (default: fresh)")
     parser.add_argument(
-        "--move-time", type=float, default=DEFAULT_MOVE_TIME,
+        "--move-time",
+        type=float,
+        default=DEFAULT_MOVE_TIME,
         help="seconds per turn when the referee sends no time_left, and the pie-rule thinking time "
         f"(default {DEFAULT_MOVE_TIME})",
     )
     parser.add_argument(
-        "--exploration", type=float, default=DEFAULT_EXPLORATION,
+        "--exploration",
+        type=float,
+        default=DEFAULT_EXPLORATION,
         help=f"UCT exploration constant (default {DEFAULT_EXPLORATION})",
     )
-    parser.add_argument("--playout", choices=("random", "light"), default="light", help="playout policy (default light)")
-    parser.add_argument("--max-playouts", type=int, default=None, help="stop a search after this many playouts")
     parser.add_argument(
-        "--widening", type=float, default=DEFAULT_WIDENING,
+        "--playout", choices=("random", "light"), default="light", help="playout policy (default light)"
+    )
+    parser.add_argument(
+        "--max-playouts", type=int, default=None, help="stop a search after this many playouts"
+    )
+    parser.add_argument(
+        "--widening",
+        type=float,
+        default=DEFAULT_WIDENING,
         help=f"progressive widening exponent: 3 + visits**A children per node (default {DEFAULT_WIDENING})",
     )
     args = parser.parse_args(argv)

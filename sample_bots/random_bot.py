@@ -29,7 +29,9 @@ class RandomBot(Bot):
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m sample_bots.random_bot", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m sample_bots.random_bot", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--seed", type=int, default=None, help="seed of every random choice (default: fresh)")
     args = parser.parse_args(argv)
     run(RandomBot(seed=args.seed))
