@@ -11,8 +11,8 @@ in play but a setup problem: :class:`BotStartError`, which voids the game.
 
 Two background tasks run per bot, in the nursery the bot is started in:
 
-* the *reader* feeds stdout through :class:`~protocol.framing.LineBuffer` into the
-  :class:`~protocol.messages.ResponseParser` of the command in flight. A line that arrives
+* the *reader* feeds stdout to :class:`~referee.play.replies.Replies`, which matches it to
+  the command in flight with its :class:`~protocol.messages.ResponseParser`. A line that arrives
   while no command is in flight is a stray line: recorded at once, raised by the next
   request, never taken as the next reply. After any framing fault the reader stops: the
   bot is broken and will be killed, never resynchronised.
@@ -33,7 +33,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, NoReturn, TypeVar
@@ -41,10 +41,9 @@ from typing import Any, NoReturn, TypeVar
 import trio
 
 from protocol import commands
-from protocol.framing import DEFAULT_MAX_LINE, LineBuffer, ProtocolError
-from protocol.messages import Command, Response, ResponseParser, check_idle_line
+from protocol.framing import DEFAULT_MAX_LINE, ProtocolError
+from protocol.messages import Command
 from referee.play.faults import (
-    EXCERPT,
     BotCrashed,
     BotFault,
     BotProtocolError,
@@ -54,6 +53,7 @@ from referee.play.faults import (
 from referee.play.logs import CappedLog, Transcript
 from referee.play.player import Exchange
 from referee.play.records import BotStats
+from referee.play.replies import Replies
 from referee.play.spec import DEFAULT_COMMAND_TIMEOUT, DEFAULT_STARTUP_TIMEOUT
 
 log = logging.getLogger("referee.play.process")
@@ -63,22 +63,6 @@ DEFAULT_KILL_GRACE = 0.5
 DEFAULT_LOG_CAP = 1 << 20
 _READ_SIZE = 1 << 16
 T = TypeVar("T")
-
-
-# ---------------------------------------------------------------------------- requests
-
-
-@dataclass
-class _Pending:
-    command: Command
-    parser: ResponseParser
-    done: trio.Event = field(default_factory=trio.Event)
-    response: Response | None = None
-    done_at: float = 0.0
-    received: list[str] = field(default_factory=list)
-
-    def excerpt(self) -> str:
-        return "\n".join(self.received)
 
 
 # ---------------------------------------------------------------------------- the process
@@ -149,16 +133,14 @@ class BotProcess:
         self.commands: set[str] = set()
         self.pid: int | None = None
         self.stats = BotStats()
-        self.healthy = True
+        self._healthy = True
         self.stderr_log_path: Path | None = None
         self.transcript_path: Path | None = None
         self._stderr_log = CappedLog(None, log_cap)
         self._transcript = Transcript(None, log_cap)
+        self._replies = Replies(label, self._transcript, max_line)
         self.set_logs(stderr_log, transcript)
         self._process: trio.Process | None = None
-        self._pending: _Pending | None = None
-        self._fault: BotFault | None = None
-        self._last_command: str | None = None
         self._next_id = 0
         self._closing = False
         self._quitting = False
@@ -258,6 +240,7 @@ class BotProcess:
         self.transcript_path = transcript
         self._stderr_log = CappedLog(stderr_log, self.log_cap)
         self._transcript = Transcript(transcript, self.log_cap)
+        self._replies.transcript = self._transcript
 
     async def new_game(
         self,
@@ -291,17 +274,15 @@ class BotProcess:
         entered = time.perf_counter()
         if self._process is None or (self._closed is not None and not self._quitting):
             raise RuntimeError(f"{self!r}: request on a bot that is not running")
-        if self._pending is not None:
+        if self._replies.pending is not None:
             raise RuntimeError(f"{self!r}: a command is already in flight (one at a time)")
-        if self._fault is not None:
+        if self._replies.fault is not None:
             await self._raise_fault()
         if numbered:
             self._next_id += 1
             command = command.with_id(self._next_id)
         text = str(command)
-        self._last_command = text
-        pending = _Pending(command, ResponseParser(command.id))
-        self._pending = pending
+        pending = self._replies.expect(command)
         self._transcript.line(">", text)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s > %s", self.label, text)
@@ -326,10 +307,10 @@ class BotProcess:
             status = await self._exit_status()
             raise BotCrashed(self.label, text, f"stopped reading its input ({status})") from None
         finally:
-            self._pending = None
+            self._replies.pending = None
             if not completed:
-                self.healthy = False
-        if self._fault is not None:
+                self._healthy = False
+        if self._replies.fault is not None:
             await self._raise_fault()
         assert pending.response is not None
         seconds = pending.done_at - written
@@ -356,7 +337,7 @@ class BotProcess:
 
     async def _raise_fault(self) -> NoReturn:
         """Raise the recorded fault; a crash gets the exit status added once it is known."""
-        fault = self._fault
+        fault = self._replies.fault
         assert fault is not None
         if isinstance(fault, BotCrashed) and not self._status_added:
             self._status_added = True
@@ -368,7 +349,9 @@ class BotProcess:
         try:
             return parser(text)
         except ProtocolError as exc:
-            raise BotProtocolError(self.label, self._last_command or str(command), str(exc), text) from None
+            raise BotProtocolError(
+                self.label, self._replies.last_command or str(command), str(exc), text
+            ) from None
 
     async def _exit_status(self) -> str:
         """'exit status N' if the process ends within a moment, for crash messages."""
@@ -383,18 +366,11 @@ class BotProcess:
         return f"exit status {code}"
 
     # ------------------------------------------------------------------ background tasks
-    def _record_fault(self, fault: BotFault) -> None:
-        if self._fault is None:
-            self._fault = fault
-            self.healthy = False
-            self._transcript.line("!", str(fault))
-        if self._pending is not None:
-            self._pending.done.set()
-
     async def _read_stdout(self) -> None:
+        """Feed stdout to the reply matcher until end of file or the first framing fault
+        (after which the bot is broken: it is never resynchronised, only killed)."""
         assert self._process is not None and self._process.stdout is not None
         stream = self._process.stdout
-        buffer = LineBuffer(self.max_line)
         try:
             while True:
                 try:
@@ -402,76 +378,12 @@ class BotProcess:
                 except (trio.ClosedResourceError, trio.BrokenResourceError):
                     data = b""
                 if not data:
-                    self._on_eof(buffer)
+                    self._replies.eof(expected=self._closing)
                     return
-                buffer.push(data)
-                while True:
-                    try:
-                        line = buffer.next_line()
-                    except ProtocolError as exc:
-                        self._record_fault(self._stdout_fault(str(exc), None))
-                        return
-                    if line is None:
-                        break
-                    if not self._on_line(line):
-                        return
+                if not self._replies.feed(data):
+                    return
         finally:
             self._reader_done.set()
-
-    def _stdout_fault(self, detail: str, received: str | None) -> BotProtocolError:
-        pending = self._pending
-        if pending is None:
-            command = self._last_command
-            if command is not None:
-                detail = f"{detail} (after the response to this command was complete)"
-        else:
-            command = str(pending.command)
-            if received is None and pending.received:
-                received = pending.excerpt()
-        return BotProtocolError(self.label, command, detail, received)
-
-    def _on_line(self, line: str) -> bool:
-        """Handle one stdout line; False once the bot is broken (stop reading)."""
-        self._transcript.line("<", line)
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("%s < %s", self.label, line)
-        pending = self._pending
-        if pending is None:
-            try:
-                check_idle_line(line)
-            except ProtocolError as exc:
-                self._record_fault(self._stdout_fault(str(exc), line))
-                return False
-            return True
-        pending.received.append(line[:EXCERPT])
-        try:
-            response = pending.parser.feed(line)
-        except ProtocolError as exc:
-            self._record_fault(self._stdout_fault(str(exc), line))
-            return False
-        if response is not None:
-            pending.done_at = time.perf_counter()
-            pending.response = response
-            self._pending = None
-            pending.done.set()
-        return True
-
-    def _on_eof(self, buffer: LineBuffer) -> None:
-        partial = buffer.eof()
-        pending = self._pending
-        if self._closing and pending is None:
-            return  # the expected end after quit or a signal
-        if pending is not None and pending.parser.started:
-            what = "closed its output in the middle of a response"
-        elif partial:
-            what = "closed its output in the middle of a line"
-        else:
-            what = "closed its output (exited or crashed)"
-        received = pending.excerpt() if pending is not None and pending.received else None
-        command = str(pending.command) if pending is not None else self._last_command
-        if pending is None:
-            what += " while no command was in flight"
-        self._record_fault(BotCrashed(self.label, command, what, received))
 
     async def _drain_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None
@@ -490,6 +402,12 @@ class BotProcess:
 
     # ------------------------------------------------------------------ closing
     @property
+    def healthy(self) -> bool:
+        """False from the first fault on: a timeout, a crash, a broken answer. An unhealthy
+        bot is not sent ``quit`` but killed, since whatever it says next cannot be trusted."""
+        return self._healthy and self._replies.fault is None
+
+    @property
     def started(self) -> bool:
         """Whether :meth:`start` has spawned the program (it may have failed since)."""
         return self._process is not None
@@ -500,8 +418,7 @@ class BotProcess:
         return (
             self.started
             and self.healthy
-            and self._fault is None
-            and self._pending is None
+            and self._replies.pending is None
             and self._closed is None
             and self.returncode is None
         )
@@ -535,7 +452,7 @@ class BotProcess:
         if process is None:
             return
         self._closing = True
-        if self.healthy and self._pending is None and self._fault is None and process.returncode is None:
+        if self.healthy and self._replies.pending is None and process.returncode is None:
             self._quitting = True
             with trio.move_on_after(self.quit_grace):
                 try:
@@ -569,7 +486,7 @@ class BotProcess:
         """SIGKILL the bot's process group now, without waiting (a second Ctrl-C cannot
         wait for the orderly close). The :meth:`aclose` that follows still reaps it."""
         if self._process is not None and self._process.returncode is None:
-            self.healthy = False
+            self._healthy = False
             self._signal_group(signal.SIGKILL)
 
     def _signal_group(self, sig: signal.Signals) -> None:
