@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 import trio
 import trio.testing
+from games import check_scored, replay
 
 from protocol.bot import Bot
 from referee.engine import Color, Position, iter_points
@@ -33,30 +34,6 @@ def player(label: str, seed: int = 1, bot: Bot | None = None, **options: object)
 async def play(first: MemoryPlayer, second: MemoryPlayer, spec: GameSpec) -> GameRecord:
     async with trio.open_nursery() as nursery:
         return await play_game(first, second, spec, start_in=nursery)
-
-
-def replay(record: GameRecord) -> Position:
-    """The final position from the record alone, checked turn by turn by the engine."""
-    pos = Position.new(record.size)
-    if record.setup is not None:
-        pos = pos.setup(record.setup.black, record.setup.white)
-    for turn in record.turns:
-        assert pos.to_move is turn.color
-        pos = pos.play(turn.turn)
-    return pos
-
-
-def check_scored(record: GameRecord) -> None:
-    assert record.termination is Termination.SCORE, record.reason
-    pos = replay(record)
-    assert pos.is_over
-    assert record.result == pos.result() and record.score == pos.score()
-    assert record.fault is None
-    expected = {None: Outcome.DRAW, Color.BLACK: Outcome.BLACK_WINS, Color.WHITE: Outcome.WHITE_WINS}[
-        pos.winner
-    ]
-    assert record.outcome is expected
-    assert GameRecord.from_json(record.to_json()) == record
 
 
 # ------------------------------------------------------------------ full games

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import trio
 from conftest import check_gone, fakebot_argv
+from games import check_scored, replay
 
-from referee.engine import Color, Position
+from referee.engine import Color
 from referee.play.game import play_game, run_game
 from referee.play.process import BotCommand, BotProcess
 from referee.play.records import GameRecord, Outcome, Termination
@@ -25,33 +26,6 @@ GUARD = 30
 QUIT_GRACE = 10.0  # a clean exit after quit is asserted: allow a slow, loaded machine
 PER_MOVE = TimeControl.fixed(0.5, margin=0.3)
 FISCHER = TimeControl.fischer(3.0, 0.1, margin=0.3)
-
-
-def replay(record: GameRecord) -> Position:
-    """The final position from the record alone, checked turn by turn by the engine."""
-    pos = Position.new(record.size)
-    if record.setup is not None:
-        pos = pos.setup(record.setup.black, record.setup.white)
-    for turn in record.turns:
-        assert pos.to_move is turn.color
-        pos = pos.play(turn.turn)
-    return pos
-
-
-def check_scored(record: GameRecord) -> None:
-    assert record.termination is Termination.SCORE, record.reason
-    pos = replay(record)
-    assert pos.is_over
-    assert record.result == pos.result()
-    assert record.score == pos.score()
-    assert record.fault is None
-    expected = {None: Outcome.DRAW, Color.BLACK: Outcome.BLACK_WINS, Color.WHITE: Outcome.WHITE_WINS}[
-        pos.winner
-    ]
-    assert record.outcome is expected
-    for turn in record.turns:
-        assert turn.opening or turn.seconds is not None
-    assert GameRecord.from_json(record.to_json()) == record
 
 
 # ------------------------------------------------------------------ full games
