@@ -1,0 +1,258 @@
+"""The sequential probability ratio test on game pairs: "is the candidate better?".
+
+A test is ``H0: elo = elo0`` against ``H1: elo = elo1`` on colour-reversed game pairs,
+scored from the candidate's side as 0, 1/4, 1/2, 3/4 or 1 (the pair's points over two):
+the pentanomial counts LL, LD, DD+WL, WD, WW. The statistic is the *generalized* log
+likelihood ratio: under each hypothesis the pair-score distribution is the maximum
+likelihood one among those that satisfy the hypothesis (an expected score for the
+logistic model, a t-value for normalized Elo), and the LLR is the log of the ratio of the
+two likelihoods of the observed counts. This is the method of fishtest and fastchess (M.
+Van den Bergh, "Normalized Elo", and the notes on the multinomial MLE it cites); it is
+implemented here from those definitions in pure Python.
+
+* Zero counts are replaced by 1e-3 before anything is computed, as the published method
+  does, so the MLE exists from the first pair on.
+* The constrained MLE of a distribution ``p`` with expectation ``s`` is
+  ``p_i / (1 + x (a_i - s))`` where ``x`` solves the secular equation
+  ``sum p_i (a_i - s) / (1 + x (a_i - s)) = 0``; for a t-value the constraint is not
+  linear, and the same form is iterated to a fixed point.
+* Bounds: accept H0 when ``LLR <= ln(beta / (1 - alpha))``, H1 when
+  ``LLR >= ln((1 - beta) / alpha)``.
+
+No I/O, no randomness: the same counts always give the same LLR, so a resumed run
+recomputes the test from its results file and reaches the same decision.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+
+NELO_PER_T = 800 / math.log(10)
+"""Normalized Elo per unit of t-value (per game): 347.4..."""
+REGULARIZATION = 1e-3
+PAIR_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
+_ROOT_TOLERANCE = 1e-15
+
+
+class Model(str, enum.Enum):
+    """``normalized``: elo0/elo1 in normalized Elo (the t-value of the pair score, scaled),
+    which makes the test's length depend little on the draw rate; ``logistic``: the
+    ordinary logistic Elo of the expected score."""
+
+    NORMALIZED = "normalized"
+    LOGISTIC = "logistic"
+
+
+class Decision(str, enum.Enum):
+    H0 = "H0"
+    H1 = "H1"
+
+
+# ------------------------------------------------------------------------ distributions
+
+
+def regularized(counts: Sequence[float]) -> list[float]:
+    """The counts with every zero replaced by :data:`REGULARIZATION`."""
+    if len(counts) != 5 or any(c < 0 for c in counts):
+        raise ValueError(f"expected five non-negative pentanomial counts, got {list(counts)}")
+    return [float(c) if c > 0 else REGULARIZATION for c in counts]
+
+
+def _mean_var(probs: Sequence[float]) -> tuple[float, float]:
+    mean = sum(p * a for p, a in zip(probs, PAIR_VALUES, strict=True))
+    var = sum(p * (a - mean) ** 2 for p, a in zip(probs, PAIR_VALUES, strict=True))
+    return mean, var
+
+
+def _secular_root(shifts: Sequence[float], probs: Sequence[float]) -> float:
+    """The ``x`` with ``sum p_i c_i / (1 + x c_i) = 0``, in the interval where every
+    ``1 + x c_i`` is positive. The left side falls strictly with ``x`` there, so
+    bisection finds the one root; it needs shifts of both signs."""
+    low_shift, high_shift = min(shifts), max(shifts)
+    if not low_shift < 0 < high_shift:
+        raise ValueError("the constraint lies outside the range of the pair scores")
+    lo, hi = -1 / high_shift, -1 / low_shift
+
+    def f(x: float) -> float:
+        return sum(p * c / (1 + x * c) for p, c in zip(probs, shifts, strict=True))
+
+    # Stay strictly inside the interval, where f is finite.
+    span = hi - lo
+    lo, hi = lo + span * 1e-12, hi - span * 1e-12
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if f(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= _ROOT_TOLERANCE * max(1.0, abs(mid)):
+            break
+    return (lo + hi) / 2
+
+
+def mle_expected(probs: Sequence[float], score: float) -> list[float]:
+    """The distribution on the pair scores nearest to ``probs`` (maximum likelihood)
+    among those whose expectation is ``score``."""
+    shifts = [a - score for a in PAIR_VALUES]
+    x = _secular_root(shifts, probs)
+    out = [p / (1 + x * c) for p, c in zip(probs, shifts, strict=True)]
+    total = sum(out)
+    return [p / total for p in out]
+
+
+def mle_t_value(probs: Sequence[float], ref: float, t: float) -> list[float]:
+    """The maximum likelihood distribution among those with ``(mean - ref) / sd == t``.
+
+    The stationarity condition has the form of :func:`mle_expected` with shifts that
+    depend on the solution's own mean and deviation, so it is iterated from the uniform
+    distribution until it stops moving (a handful of steps)."""
+    current = [1 / len(probs)] * len(probs)
+    for _ in range(100):
+        mean, var = _mean_var(current)
+        sd = math.sqrt(var)
+        shifts = [a - ref - t * sd * (1 + ((mean - a) / sd) ** 2) / 2 for a in PAIR_VALUES]
+        x = _secular_root(shifts, probs)
+        new = [p / (1 + x * c) for p, c in zip(probs, shifts, strict=True)]
+        total = sum(new)
+        new = [p / total for p in new]
+        moved = max(abs(a - b) for a, b in zip(new, current, strict=True))
+        current = new
+        if moved < 1e-13:
+            break
+    return current
+
+
+# ------------------------------------------------------------------------ the LLR
+
+
+def logistic_score(elo: float) -> float:
+    return 1 / (1 + 10 ** (-elo / 400))
+
+
+def _llr(counts: Sequence[float], h0: list[float], h1: list[float]) -> float:
+    return sum(c * (math.log(b) - math.log(a)) for c, a, b in zip(counts, h0, h1, strict=True))
+
+
+def llr(counts: Sequence[float], elo0: float, elo1: float, model: Model = Model.NORMALIZED) -> float:
+    """The generalized log-likelihood ratio of H1 (``elo1``) against H0 (``elo0``) for the
+    pentanomial ``counts`` (LL, LD, DD+WL, WD, WW from the candidate's side)."""
+    reg = regularized(counts)
+    n = sum(reg)
+    probs = [c / n for c in reg]
+    if model is Model.LOGISTIC:
+        h0, h1 = (mle_expected(probs, logistic_score(e)) for e in (elo0, elo1))
+    else:
+        # A pair's score has twice the variance of one game's over two: per-pair
+        # t-values are sqrt(2) times the per-game ones the Elo is defined by.
+        t0, t1 = (e / NELO_PER_T * math.sqrt(2) for e in (elo0, elo1))
+        h0, h1 = (mle_t_value(probs, 0.5, t) for t in (t0, t1))
+    return _llr(reg, h0, h1)
+
+
+def llr_normal_approximation(counts: Sequence[float], elo0: float, elo1: float) -> float:
+    """The LLR of the logistic model as a Brownian motion would have it:
+    ``N (s1 - s0) (2 s - s0 - s1) / (2 var)`` with the observed mean ``s`` and variance.
+    Close to :func:`llr` for many pairs and small Elo; the tests use it as an
+    independent check of the exact computation."""
+    reg = regularized(counts)
+    n = sum(reg)
+    mean, var = _mean_var([c / n for c in reg])
+    s0, s1 = logistic_score(elo0), logistic_score(elo1)
+    return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+
+
+def bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """``(lower, upper)``: accept H0 at or below ``lower``, H1 at or above ``upper``."""
+    if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
+        raise ValueError(f"alpha and beta must be in (0, 1) with alpha + beta < 1, got {alpha}, {beta}")
+    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+
+
+# ------------------------------------------------------------------------ the state of a test
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """The test's parameters (from the config)."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    model: Model = Model.NORMALIZED
+
+    def __post_init__(self) -> None:
+        if not self.elo0 < self.elo1:
+            raise ValueError(f"elo0 must be below elo1, got [{self.elo0}, {self.elo1}]")
+        bounds(self.alpha, self.beta)
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return bounds(self.alpha, self.beta)
+
+    def status(self, counts: Sequence[int]) -> SprtStatus:
+        lower, upper = self.bounds
+        value = llr(counts, self.elo0, self.elo1, self.model) if sum(counts) else 0.0
+        decision = Decision.H1 if value >= upper else Decision.H0 if value <= lower else None
+        return SprtStatus(self, tuple(counts), value, lower, upper, decision)
+
+
+@dataclass(frozen=True)
+class SprtStatus:
+    """Where a test stands after the pairs in ``counts``."""
+
+    test: Sprt
+    counts: tuple[int, ...]
+    llr: float
+    lower: float
+    upper: float
+    decision: Decision | None
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def progress(self) -> float:
+        """The LLR's way to the bound it is heading for, as a fraction (negative LLRs
+        towards the lower bound)."""
+        return self.llr / self.upper if self.llr >= 0 else self.llr / self.lower
+
+
+@dataclass(frozen=True)
+class EloEstimate:
+    """An Elo difference with its 95% interval from the pair statistics (asymmetric on
+    the Elo scale; ``None`` ends when the interval's score leaves (0, 1))."""
+
+    elo: float
+    low: float | None
+    high: float | None
+
+
+def _elo_of_score(score: float) -> float | None:
+    if not 0 < score < 1:
+        return None
+    return -400 * math.log10(1 / score - 1)
+
+
+def pair_estimates(counts: Sequence[int], confidence: float = 0.95) -> tuple[EloEstimate, EloEstimate]:
+    """Logistic Elo and normalized Elo of the candidate, each with its interval, from the
+    regularized pentanomial counts (the estimates fastchess and fishtest print)."""
+    reg = regularized(counts)
+    n = sum(reg)
+    mean, var = _mean_var([c / n for c in reg])
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    half = z * math.sqrt(var / n)
+    elo = _elo_of_score(mean)
+    logistic = EloEstimate(
+        elo if elo is not None else math.nan, _elo_of_score(mean - half), _elo_of_score(mean + half)
+    )
+    sd_game = math.sqrt(2 * var)  # one game's deviation: a pair's score over two has half the variance
+    scale = NELO_PER_T / sd_game if sd_game > 0 else math.nan
+    nelo = (mean - 0.5) * scale
+    normalized = EloEstimate(nelo, (mean - half - 0.5) * scale, (mean + half - 0.5) * scale)
+    return logistic, normalized
