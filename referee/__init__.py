@@ -8,8 +8,10 @@ The packages are layers, and imports point one way only (down this list's arrows
       ^          bot SDK use the engine
     play        one game: the Player interface, BotProcess, the in-memory player,
       ^          faults, clocks, the game loop, GameRecord                      (no yaml)
-    ratings     Elo, pentanomial, standings and their rendering: reads records only,
-      ^          the only tabulate user                                         (no trio)
+    ratings     Elo, pentanomial, the SPRT, standings and their rendering: reads
+      ^          records only, the only tabulate user                           (no trio)
+    render      pictures: a position as SVG, games as a self-contained HTML replay
+      ^          (pure: records in, text out)
     tournament  config (values; the YAML loader beside them), openings, schedule,
       ^          results file, output folder and manifest, bot pool, runner, match
     tools       check (the protocol linter), show

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import logging
+import math
 import os
 import shlex
 import sys
@@ -38,8 +39,9 @@ from referee.play.spec import (
     OpeningKind,
     TimeControl,
 )
-from referee.tools.show import load_record, render_game
-from referee.tournament.match import RESULTS_FILE, MatchSpec, game_line, run_match
+from referee.text import printable
+from referee.tools.show import load_game, render_game
+from referee.tournament.match import RESULTS_FILE, MatchSpec, elo_lines, game_line, run_match
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -47,32 +49,77 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
+# Type functions for argparse. Each raises ArgumentTypeError with a message for the user:
+# argparse would otherwise name the function ("invalid _size value: 'x'").
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds, got {text!r}")
+    return value
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
 def _positive(text: str) -> float:
-    value = float(text)
+    value = _number(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
     return value
 
 
 def _non_negative(text: str) -> float:
-    value = float(text)
+    value = _number(text)
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
     return value
 
 
 def _count(text: str) -> int:
-    value = int(text)
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
     return value
 
 
+def _count_or_zero(text: str) -> int:
+    value = _whole(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
 def _size(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a board size from {MIN_SIZE} to {MAX_SIZE}, got {text!r}"
+        ) from None
     if not MIN_SIZE <= value <= MAX_SIZE:
         raise argparse.ArgumentTypeError(f"board size must be {MIN_SIZE}..{MAX_SIZE}, got {text}")
     return value
+
+
+def _program_problem(words: list[str]) -> str | None:
+    """Why a bot command cannot start (see :func:`program_problem`), also when a folder on
+    the way cannot be looked into."""
+    if not words:
+        return "an empty command"
+    try:
+        return program_problem(words[0], Path.cwd())
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"cannot access the program {words[0]!r}{where}: {exc.strerror or exc}"
 
 
 # ---------------------------------------------------------------------------- match
@@ -95,7 +142,7 @@ def add_match_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
         help="pie: the bots play the pie rule; empty: Black starts on an empty board; "
         "random: a random setup per couple of games, played from both sides (default pie)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the random openings (default 0)")
+    p.add_argument("--seed", type=_whole, default=0, help="seed of the random openings (default 0)")
     clock = p.add_mutually_exclusive_group()
     clock.add_argument("--per-move", type=_positive, metavar="SECONDS", help="limit per move (default 1)")
     clock.add_argument("--main", type=_positive, metavar="SECONDS", help="Fischer clock: main time per game")
@@ -133,7 +180,7 @@ async def cmd_match(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"vastuz match: {which}: cannot read the command {command!r}: {exc}", file=sys.stderr)
             return EXIT_USAGE
-        problem = program_problem(words[0], Path.cwd()) if words else "an empty command"
+        problem = _program_problem(words)
         if problem is not None:
             print(f"vastuz match: {which}: {problem}", file=sys.stderr)
             return EXIT_USAGE
@@ -152,12 +199,30 @@ async def cmd_match(args: argparse.Namespace) -> int:
         transcripts=args.transcripts,
     )
     print(f"A: {args.bot_a}\nB: {args.bot_b}\nresults: {out / RESULTS_FILE}", flush=True)
+    if args.games % 2:
+        print(
+            f"note: {args.games} games is an odd number: A makes the setup (or plays Black) once more "
+            "than B, so colours are not balanced and the last game has no colour-reversed partner; "
+            "an even --games keeps them balanced",
+            flush=True,
+        )
 
     def report(number: int, record: GameRecord) -> None:
         print(game_line(number, record), flush=True)
 
-    summary = await run_match(spec, report)
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    try:
+        summary = await run_match(spec, report, say)
+    except VastuzError as exc:
+        print(f"vastuz match: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     print("\n".join(summary.lines()))
+    print("\n".join(await trio.to_thread.run_sync(elo_lines, summary)))
+    if summary.stopped is not None:
+        print(f"vastuz match: stopped: {summary.stopped}", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_FAILED if summary.voids else EXIT_OK
 
 
@@ -174,21 +239,28 @@ def add_show_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         "record", type=Path, metavar="RECORD", help="a games.jsonl file or a single-record .json file"
     )
     p.add_argument(
-        "--game", default="1", help="which game of a .jsonl file: its number (from 1) or its game_id"
+        "--game",
+        help="which game of a .jsonl file: its number (from 1) or its game_id (default: the first)",
     )
     p.set_defaults(handler=cmd_show)
 
 
 async def cmd_show(args: argparse.Namespace) -> int:
     try:
-        record = load_record(args.record, args.game)
-        text = render_game(record)
+        shown_game = load_game(args.record, args.game)
+        text = render_game(shown_game.record)
     except OSError as exc:
-        print(f"vastuz show: {exc}", file=sys.stderr)
+        print(f"vastuz show: {args.record}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILED
     except (ValueError, VastuzError) as exc:
         print(f"vastuz show: {args.record}: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    if args.game is None and shown_game.total > 1:
+        print(
+            f"showing game 1 of {shown_game.total} in {args.record} "
+            "(choose another with --game NUMBER or ID)",
+            file=sys.stderr,
+        )
     print(text)
     return EXIT_OK
 
@@ -210,7 +282,7 @@ def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.Argume
     p.add_argument("-q", "--quiet", action="store_true", help="print only the final leaderboard")
     p.add_argument(
         "--standings-every",
-        type=int,
+        type=_count_or_zero,
         default=10,
         metavar="N",
         help="print the standings every N games (0: only at the end; default 10)",
@@ -226,6 +298,12 @@ def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.Argume
     )
     p.add_argument(
         "--check", action="store_true", help="validate the config, print the schedule size, play nothing"
+    )
+    p.add_argument(
+        "--adopt",
+        action="store_true",
+        help="take results found without a tournament.json (deleted?) as this config's, after checking "
+        "every game against its schedule",
     )
     p.set_defaults(handler=cmd_tournament)
 
@@ -245,14 +323,22 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
     if args.concurrency is not None:
         config = dataclasses.replace(config, concurrency=args.concurrency)
     if args.check:
-        games = build_schedule(config)
-        print(
-            f"{args.config}: valid; {len(config.bots)} bots, {len(games)} games, "
-            f"output {shown(config.output)}"
-        )
+        sprt = config.schedule.sprt
+        if sprt is not None:
+            size = (
+                f"an SPRT [{sprt.elo0:g}, {sprt.elo1:g}] ({sprt.model.value}) of at most "
+                f"{config.schedule.max_games} games"
+            )
+        else:
+            size = f"{len(build_schedule(config))} games"
+        print(f"{args.config}: valid; {len(config.bots)} bots, {size}, output {shown(config.output)}")
         return EXIT_OK
     tournament = Tournament(
-        config, quiet=args.quiet, standings_every=max(0, args.standings_every), transcripts=args.transcripts
+        config,
+        quiet=args.quiet,
+        standings_every=max(0, args.standings_every),
+        transcripts=args.transcripts,
+        adopt=args.adopt,
     )
     try:
         result = await tournament.run()
@@ -262,7 +348,7 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
     assert result.standings is not None
     title = f"{config.name}: {result.resumed + result.played} of {result.total} games"
     print()
-    print(render(result.standings, "text", title=title).rstrip())
+    print(printable(render(result.standings, "text", title=title).rstrip(), keep_newlines=True))
     print(f"\nstandings: {shown(result.folder / 'standings.md')}, {shown(result.folder / 'standings.json')}")
     if result.interrupted:
         print(
@@ -290,7 +376,11 @@ def add_report_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
         help="output format (default text)",
     )
     p.add_argument(
-        "--bootstrap", type=int, default=1000, metavar="N", help="bootstrap samples for the intervals"
+        "--bootstrap",
+        type=_count_or_zero,
+        default=1000,
+        metavar="N",
+        help="bootstrap samples for the intervals (0: none; default 1000)",
     )
     p.set_defaults(handler=cmd_report)
 
@@ -306,7 +396,9 @@ async def cmd_report(args: argparse.Namespace) -> int:
     except (VastuzError, OSError) as exc:
         print(f"vastuz report: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    sys.stdout.write(render(st, args.format, title=title))
+    text = render(st, args.format, title=title)
+    # A results file is data from anywhere: game ids and warnings reach the terminal escaped.
+    sys.stdout.write(printable(text, keep_newlines=True) if args.format in ("text", "markdown") else text)
     return EXIT_OK
 
 
@@ -367,7 +459,7 @@ async def cmd_check(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"vastuz check: cannot read the command {args.bot!r}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    problem = program_problem(words[0], Path.cwd()) if words else "an empty command"
+    problem = _program_problem(words)
     if problem is not None:
         print(f"vastuz check: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -389,7 +481,7 @@ async def cmd_check(args: argparse.Namespace) -> int:
     game_log.setLevel(logging.ERROR)
 
     def show(result: CheckResult) -> None:
-        print(f"{result.status.value}  {result.name:<17}  {result.detail}", flush=True)
+        print(f"{result.status.value}  {result.name:<17}  {printable(result.detail)}", flush=True)
 
     try:
         report = await run_checks(options, show)
@@ -430,6 +522,13 @@ def _user_error(exc: BaseException) -> BaseException | None:
     return None
 
 
+def _broken_pipe(exc: BaseException) -> bool:
+    """Whether ``exc`` is a closed output pipe (possibly inside trio's single-error groups)."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return isinstance(exc, BrokenPipeError)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -437,11 +536,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("vastuz: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        # The reader went away (``vastuz show ... | head``): not an error worth a traceback.
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the flush at exit
-        return EXIT_OK
     except BaseException as exc:
+        if _broken_pipe(exc):
+            # The reader went away (``vastuz show ... | head``): not an error worth a
+            # traceback. A tournament handles it itself (it stops after the games in flight,
+            # exit 1); a match that lost its output mid-way stopped with games unplayed.
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the flush at exit
+            if args.command == "match":
+                print(
+                    "vastuz match: the output was closed (broken pipe), so the match stopped; "
+                    "every finished game is in its results file",
+                    file=sys.stderr,
+                )
+                return EXIT_FAILED
+            return EXIT_OK
         # A file we cannot write or read, anywhere: a clear line, not a traceback. Anything
         # else is our bug, and its traceback is what a bug report needs.
         error = _user_error(exc)

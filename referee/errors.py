@@ -28,3 +28,9 @@ class ConfigError(VastuzError):
 class ResultsError(VastuzError):
     """A results folder cannot be used: it belongs to an incompatible config, or it is
     not a results folder at all."""
+
+
+class RunStopped(VastuzError):
+    """A run stopped before its end for a reason the user must act on: a bot that cannot
+    start again and again, or the output closed under it (``vastuz tournament | head``).
+    Every game that finished is kept; the message says what happened and what to do."""

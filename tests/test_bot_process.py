@@ -14,6 +14,7 @@ from conftest import check_gone, fakebot_argv
 from protocol import commands
 from referee.engine import Color
 from referee.play.faults import BotCrashed, BotProtocolError, BotStartError, BotTimeout
+from referee.play.logs import LogBudget, Tail
 from referee.play.process import BotProcess
 
 GUARD = 20
@@ -251,3 +252,96 @@ async def test_unnumbered_request_is_sent_exactly_as_given(tmp_path: Path) -> No
                 await wrong.request(commands.protocol_version(), 5, numbered=False)
             assert not wrong.healthy
         check_gone(wrong.pid)
+
+
+# ------------------------------------------------------------------ issue 13: exits, stderr, full disks
+
+
+async def test_exit_while_a_child_holds_stdout_is_a_crash_at_once() -> None:
+    # The bot exits (status 4) in genmove, but a child it started keeps stdout open, so the
+    # end of output never comes: the exit itself must end the request, not the deadline.
+    with trio.fail_after(GUARD):
+        async with bot("--fault", "exit-leave-child") as b:
+            await b.new_game(4)
+            began = trio.current_time()
+            with pytest.raises(BotCrashed) as info:
+                await b.request(commands.genmove(Color.BLACK), 15)
+            assert trio.current_time() - began < 5  # not the 15 s deadline
+            assert not b.healthy
+        message = str(info.value)
+        assert "genmove black" in message and "exited (exit status 4)" in message
+        assert "still holds its output open" in message
+        assert message.count("exit status 4") == 1
+        assert "leaving a child behind" in message  # the end of its stderr
+        assert b.returncode == 4
+        check_gone(b.pid)  # the child holding the pipe was killed with the group
+
+
+async def test_a_bot_that_cannot_start_says_why(tmp_path: Path) -> None:
+    # The Python interpreter starts, so this is no BotStartError: it exits at once, and
+    # the reason is only on its stderr. The fault (and so the record) must quote it.
+    b = BotProcess([sys.executable, "-m", "no_such_module_vastuz"], label="N", stderr_log=tmp_path / "n.log")
+    with trio.fail_after(GUARD):
+        with pytest.raises(BotCrashed) as info:
+            async with b:
+                pass
+    message = str(info.value)
+    assert "protocol_version" in message and "exit status 1" in message
+    assert "its stderr ends" in message and "No module named no_such_module_vastuz" in message
+    assert b.start_failure is info.value and not b.ready
+    assert "No module named" in (tmp_path / "n.log").read_text()  # the log file has it all
+    check_gone(b.pid)
+
+
+async def test_start_failure_and_ready_are_kept(tmp_path: Path) -> None:
+    with trio.fail_after(GUARD):
+        async with bot() as good:
+            assert good.ready and good.start_failure is None
+        missing = BotProcess([str(tmp_path / "gone")], label="G")
+        with pytest.raises(BotStartError):
+            async with missing:
+                pass
+        assert isinstance(missing.start_failure, BotStartError) and not missing.ready
+
+
+def test_the_stderr_tail_is_one_quoted_line() -> None:
+    tail = Tail(64)
+    assert tail.excerpt() is None
+    tail.add(b"x" * 1000 + b"\n  Traceback\n\x1b[31mValueError: bad\n\n")
+    text = tail.excerpt(40)
+    assert text is not None and text.startswith("'...") and text.endswith("ValueError: bad'")
+    assert "\x1b" not in text and "\\x1b" in text  # no raw escape reaches a terminal
+    assert len(text) <= 40 + 2 + 3  # the quotes, and repr spelling the escape out
+
+
+async def test_a_stderr_log_that_cannot_be_written_is_given_up_with_a_note() -> None:
+    # /dev/full fails every write with ENOSPC, as a full disk does.
+    with trio.fail_after(GUARD):
+        async with bot("--fault", "flood-stderr", stderr_log=Path("/dev/full")) as b:
+            await b.new_game(4)
+            exchange = await b.request(commands.genmove(Color.BLACK), 10)
+            assert exchange.response.ok and b.healthy
+            notes = b.log_notes()
+            assert len(notes) == 1 and notes[0].startswith("bot T: log /dev/full could not be written")
+            assert "No space left on device" in notes[0] and "truncated" in notes[0]
+            await b.new_game(4)  # the bot plays on
+        check_gone(b.pid)
+
+
+async def test_a_bots_logs_share_one_total_cap(tmp_path: Path) -> None:
+    budget = LogBudget(150_000)
+    logs = [tmp_path / "a.log", tmp_path / "b.log"]
+    with trio.fail_after(GUARD):
+        for i, log in enumerate(logs):
+            flood = bot("--fault", "flood-stderr", stderr_log=log, log_cap=100_000, log_budget=budget)
+            async with flood as b:
+                await b.new_game(4)
+                await b.request(commands.genmove(Color.BLACK), 10)
+                notes = b.log_notes()
+            assert bool(notes) == (i == 1)  # the second bot's game reached the total
+    first, second = (log.read_text() for log in logs)
+    assert "[truncated: log capped at 100000 bytes]" in first
+    assert "[truncated: this bot's logs reached their total cap of 150000 bytes]" in second
+    assert 50_000 <= len(second) < 51_000
+    assert budget.used == 150_000
+    assert "total cap of 150000 bytes" in notes[0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -188,7 +189,14 @@ async def test_bot_that_needs_a_signal_to_quit_warns() -> None:
 @pytest.mark.parametrize("size", [2, 3, 4])
 def test_illegal_cases_are_illegal_and_their_follow_ups_legal(size: int) -> None:
     cases = illegal_cases(size)
-    assert [c.kind for c in cases] == ["an occupied point", "a merge", "a missing steal"]
+    assert [c.kind for c in cases] == [
+        "an occupied point",
+        "a merge",
+        "a missing steal",
+        "malformed notation",
+        "an extra steal",
+        "a steal onto an occupied point",
+    ]
     for case in cases:
         pos = Position.new(size).setup(case.black, case.white)
         for turn in case.turns:
@@ -199,6 +207,50 @@ def test_illegal_cases_are_illegal_and_their_follow_ups_legal(size: int) -> None
         for turn in case.follow:
             pos = pos.play(turn)
     assert illegal_cases(size) == cases  # deterministic
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind", "sent"),
+    [
+        ("accept-malformed", "malformed notation", ",'"),
+        ("accept-extra-steal", "an extra steal", "the turn was already complete"),
+        ("accept-steal-onto-occupied", "a steal onto an occupied point", "is occupied"),
+    ],
+)
+async def test_a_bot_that_accepts_bad_notation_fails_illegal_play(fault: str, kind: str, sent: str) -> None:
+    # Each of these bots refuses the occupied point, the merge and the missing steal, so it
+    # passed every check before these cases were sent.
+    report = await check(fakebot("--fault", fault), games=1)
+    result = report.result("illegal-play")
+    assert result.status is Status.FAIL, result
+    assert result.detail.startswith(f"{kind}: 'play ") and sent in result.detail
+    assert "expected '?', the bot answered '='" in result.detail
+    failed = [r.name for r in report.results if r.status is Status.FAIL]
+    assert failed == ["illegal-play"], report.results
+
+
+def _gnugo() -> str | None:
+    return shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games")
+
+
+@pytest.mark.skipif(_gnugo() is None, reason="GNU Go is not installed (apt-get install gnugo)")
+async def test_gnu_go_passes_framing_and_clearly_fails_the_vastuz_commands() -> None:
+    # A real GTP engine that knows nothing of Vastuz: the framing checks pass, and every
+    # check about Vastuz itself fails, saying which command is missing.
+    gnugo = _gnugo()
+    assert gnugo is not None
+    report = await check(shlex.join((gnugo, "--mode", "gtp")), games=1)
+    got = statuses(report)
+    for name in ("start-up", "ids", "unknown-command", "quit"):
+        assert got[name] is Status.PASS, report.result(name)
+    assert "name 'GNU Go'" in report.result("start-up").detail
+    commands = report.result("commands").detail
+    assert got["commands"] is Status.FAIL
+    assert all(f"lacks required {c}" in commands for c in ("setup", "gensetup", "choose_color"))
+    for name in ("illegal-play", "games", "pie-rule"):
+        assert got[name] is Status.FAIL, report.result(name)
+    assert "unknown command" in report.result("pie-rule").detail
+    assert not report.ok
 
 
 # ---------------------------------------------------------------------------- command line

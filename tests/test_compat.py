@@ -1,10 +1,15 @@
-"""Records written before the layers were cut still load, and every report of them is
-byte for byte what the earlier version printed.
+"""Records written before the layers were cut still load unchanged, and every report of
+them is byte for byte the stored golden output.
 
 ``tests/data/v0.1/`` holds a real tournament folder and a real match folder written by
-the previous release (commit 2da7375), with that release's ``vastuz report`` (every
-format) and ``vastuz show`` output next to them. A change that alters what a user sees
-of old results must change these files on purpose.
+the previous release (commit 2da7375); the records themselves are never rewritten and
+must keep loading as they are. Next to them are golden files of ``vastuz report`` (every
+format) and ``vastuz show``: ``show.2.txt`` is still that release's output, while the
+``report.*.txt`` files are regenerated on purpose, with the new code, whenever the report
+format changes (last: issue 13, posterior intervals shown as ``[low, high]``, groups ranked
+apart, ``standings.json`` schema 2), after checking that the diff is exactly the intended
+change. A change that alters what a user sees of old results must change these files on
+purpose, never by accident.
 """
 
 from __future__ import annotations

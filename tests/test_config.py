@@ -239,7 +239,7 @@ def test_top_level_errors(tmp_path: Path, top: dict[str, object], key: str, mess
         ({"games_per_pair": "4"}, "schedule.games_per_pair", "expected an integer, got '4' (str)"),
         ({"rounds": 0}, "schedule.rounds", "expected an integer >= 1, got 0"),
         ({"rounds": True}, "schedule.rounds", "expected an integer, got True (bool)"),
-        ({"kind": "swiss"}, "schedule.kind", "expected 'round_robin' or 'gauntlet', got 'swiss'"),
+        ({"kind": "swiss"}, "schedule.kind", "expected 'round_robin', 'gauntlet' or 'sprt', got 'swiss'"),
         ({"kind": "gauntlet"}, "schedule.challengers", "a gauntlet needs its challengers"),
         (
             {"kind": "gauntlet", "challengers": ["zed"]},
@@ -724,7 +724,9 @@ def test_aliases_of_a_sane_size_still_work(tmp_path: Path) -> None:
 
 def test_error_messages_quote_a_bounded_part_of_a_big_value(tmp_path: Path) -> None:
     big = [list(range(1000)) for _ in range(90)]  # within the limits, but long to print
-    error = pytest.raises(ConfigError, parse, tmp_path, name=big).value
+    with pytest.raises(ConfigError) as info:
+        parse(tmp_path, name=big)
+    error = info.value
     assert error.key == "name" and len(str(error)) < 200 and "..." in str(error)
 
 
@@ -809,3 +811,61 @@ def test_a_program_that_cannot_be_accessed_names_its_key(
     monkeypatch.setattr(config_yaml.Path, "is_dir", cannot_stat)
     code, err = run_check(path, capsys)
     assert code == 2 and f"{path}: bots[0].cwd: cannot access the directory" in err
+
+
+# --------------------------------------------------------------------------- SPRT and logs
+
+
+def test_an_sprt_schedule(tmp_path: Path) -> None:
+    from referee.ratings.sprt import Model
+
+    config = parse(
+        tmp_path, schedule={"kind": "sprt", "elo0": -2, "elo1": 3, "model": "logistic", "max_games": 600}
+    )
+    assert config.schedule.kind is ScheduleKind.SPRT and config.schedule.max_games == 600
+    test = config.schedule.sprt
+    assert test is not None and (test.elo0, test.elo1, test.alpha, test.beta) == (-2, 3, 0.05, 0.05)
+    assert test.model is Model.LOGISTIC
+    assert config.fingerprint()["schedule"]["sprt"]["elo1"] == 3  # type: ignore[index]
+    assert (
+        parse(tmp_path, schedule={"kind": "sprt", "elo0": 0, "elo1": 5}).schedule.sprt.model
+        is Model.NORMALIZED
+    )  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("schedule", "key", "message"),
+    [
+        ({"kind": "sprt", "elo1": 5}, "schedule.elo0", "missing"),
+        ({"kind": "sprt", "elo0": 5, "elo1": 5}, "schedule.elo1", "expected elo1 above elo0, got [5, 5]"),
+        ({"kind": "sprt", "elo0": 0, "elo1": 5, "alpha": 1.5}, "schedule.alpha", "expected a probability"),
+        ({"kind": "sprt", "elo0": 0, "elo1": 5, "alpha": 0.6, "beta": 0.5}, "schedule.beta", "alpha + beta"),
+        (
+            {"kind": "sprt", "elo0": 0, "elo1": 5, "model": "bayes"},
+            "schedule.model",
+            "'normalized' or 'logistic'",
+        ),
+        ({"kind": "sprt", "elo0": 0, "elo1": 5, "max_games": 7}, "schedule.max_games", "an even number"),
+        ({"kind": "sprt", "elo0": 0, "elo1": 5, "rounds": 2}, "schedule.rounds", "unknown key"),
+        ({"kind": "sprt", "elo0": "x", "elo1": 5}, "schedule.elo0", "expected a number of Elo"),
+    ],
+)
+def test_sprt_errors(tmp_path: Path, schedule: dict[str, object], key: str, message: str) -> None:
+    err = parse_error(tmp_path, schedule=schedule)
+    assert err.key == key and message in str(err), str(err)
+
+
+def test_an_sprt_needs_exactly_two_bots(tmp_path: Path) -> None:
+    bots = [{"name": n, "command": f"{PY} -c pass"} for n in ("a", "b", "c")]
+    err = parse_error(tmp_path, schedule={"kind": "sprt", "elo0": 0, "elo1": 5}, bots=bots)
+    assert err.key == "bots" and "exactly two bots" in str(err)
+
+
+def test_the_logs_key(tmp_path: Path) -> None:
+    config = parse(tmp_path, logs={"max_per_game": "2MiB", "max_per_bot": "50MB"})
+    assert (config.logs.max_per_game, config.logs.max_per_bot) == (2 * 2**20, 50 * 10**6)
+    assert parse(tmp_path, logs={"max_per_bot": 4096}).logs.max_per_bot == 4096
+    for bad in ("lots", 10, True):
+        err = parse_error(tmp_path, logs={"max_per_bot": bad})
+        assert err.key == "logs.max_per_bot", str(err)
+    assert parse_error(tmp_path, logs={"per_bot": 1}).key == "logs.per_bot"

@@ -211,3 +211,44 @@ async def test_game_guard_voids(fakebot: Callable[..., BotCommand]) -> None:
     assert record.termination is Termination.VOID and "overall guard" in record.reason
     for entry in record.bots:
         check_gone(entry.pid)
+
+
+# ------------------------------------------------------------------ issue 13: exits and start-up
+
+
+async def test_exit_while_a_child_holds_stdout_is_a_crash_not_a_time_loss(
+    fakebot: Callable[..., BotCommand], tmp_path: Path
+) -> None:
+    # A 20 s move limit: a time loss would take 20 s; the crash must be recorded at once.
+    spec = GameSpec(size=4, opening=OpeningKind.EMPTY, time_control=TimeControl.fixed(20), game_id="exit")
+    with trio.fail_after(GUARD):
+        record = await run_game(
+            fakebot("--seed", "7", label="good"),
+            fakebot("--seed", "8", "--fault", "exit-leave-child", label="bad"),
+            spec,
+            log_dir=tmp_path,
+            quit_grace=QUIT_GRACE,
+        )
+    assert record.termination is Termination.CRASH, record.reason
+    assert record.winner == 0 and record.fault is not None and record.fault.seat == 1
+    assert "genmove white" in record.reason and "exited (exit status 4)" in record.reason
+    assert "leaving a child behind" in record.reason
+    assert record.wall_seconds < 10
+    assert record.bots[1].returncode == 4 and record.bots[0].returncode == 0
+    for entry in record.bots:
+        check_gone(entry.pid)  # the child that held the bot's stdout is gone too
+
+
+async def test_a_bot_that_cannot_start_shows_its_stderr_in_the_record(
+    fakebot: Callable[..., BotCommand], tmp_path: Path
+) -> None:
+    nosuch = BotCommand(("python3", "-m", "sample_bots.no_such_bot"), "nosuch")
+    spec = GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=PER_MOVE, game_id="ns")
+    with trio.fail_after(GUARD):
+        record = await run_game(nosuch, fakebot(label="good"), spec, log_dir=tmp_path)
+    assert record.termination is Termination.CRASH and record.winner == 1
+    assert "protocol_version" in record.reason and "exit status 1" in record.reason
+    assert "No module named sample_bots.no_such_bot" in record.reason
+    assert len(record.reason) < 400  # a quoted tail, not the whole log
+    for entry in record.bots:
+        check_gone(entry.pid)

@@ -3,8 +3,10 @@ so these tests are synchronous)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,8 +14,9 @@ from conftest import check_gone, fakebot_argv
 
 from referee.cli import main
 from referee.play.process import BotCommand
-from referee.play.records import Termination
+from referee.play.records import GameRecord, Termination
 from referee.play.spec import OpeningKind, TimeControl
+from referee.tournament.duplicates import Repeat, repeat_warning, repeated_games
 from referee.tournament.match import MatchSpec, plan
 from referee.tournament.results import ResultsFile
 
@@ -176,3 +179,179 @@ def test_an_output_folder_that_cannot_be_made_is_a_clear_error(
     assert code == 1
     err = capsys.readouterr().err
     assert err.startswith("vastuz match: ") and str(blocker) in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- processes, resume, report
+
+
+def records_of(folder: Path) -> list[GameRecord]:
+    return ResultsFile(folder / "games.jsonl").load().records
+
+
+def seat_of(record: GameRecord, label: str) -> int:
+    return record.labels.index(label)
+
+
+def test_match_reuses_bot_processes_so_seeded_bots_do_not_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m"
+    code = main(
+        ["match", command("--seed", "1"), command("--seed", "2"), "--games", "6", "--size", "3",
+         "--opening", "pie", "--out", str(out)]
+    )  # fmt: skip
+    assert code == 0
+    printed = capsys.readouterr().out
+    records = records_of(out)
+    # One process per bot for the whole match (before: a new process, the same seed and so
+    # the same game, for every game).
+    for label in ("A", "B"):
+        assert len({r.bots[seat_of(r, label)].pid for r in records}) == 1
+    assert repeated_games(records) == []
+    assert "repeat an earlier game" not in printed
+
+
+def test_a_faulty_bot_is_replaced_by_a_fresh_process(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    code = main(
+        ["match", command("--seed", "1"), command("--seed", "2", "--fault", "crash", "--after", "1"),
+         "--games", "4", "--size", "3", "--out", str(out)]
+    )  # fmt: skip
+    assert code == 0
+    records = records_of(out)
+    assert all(r.termination is Termination.CRASH for r in records)
+    assert len({r.bots[seat_of(r, "B")].pid for r in records}) == 4
+    assert len({r.bots[seat_of(r, "A")].pid for r in records}) == 1
+    for r in records:
+        for entry in r.bots:
+            check_gone(entry.pid)
+
+
+def test_match_records_carry_pair_keys_and_end_with_the_elo_difference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m"
+    code = main(
+        ["match", command("--seed", "1"), command("--seed", "2"), "--games", "4", "--size", "3",
+         "--opening", "random", "--out", str(out)]
+    )  # fmt: skip
+    assert code == 0
+    printed = capsys.readouterr().out.splitlines()
+    records = records_of(out)
+    keys = [r.pair_key for r in records]
+    assert keys[0] == keys[1] != keys[2] == keys[3] and None not in keys
+    assert records[0].setup == records[1].setup
+    elo = [line for line in printed if line.startswith("Elo difference A - B: ")]
+    assert len(elo) == 1 and "95% interval [" in elo[0] and "LOS " in elo[0], printed
+    assert any(line.startswith("colour-reversed pairs: 2 (A's points per pair") for line in printed), printed
+
+
+def test_repeated_games_are_counted_at_the_end_and_in_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m"
+    # Bots that restart their generator at every game: the same seats replay one game.
+    replay_a, replay_b = command("--fault", "replay"), command("--seed", "2", "--fault", "replay")
+    code = main(["match", replay_a, replay_b, "--games", "6", "--size", "3", "--out", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    repeats = "warning: 4 games repeat an earlier game move for move: they are not independent evidence"
+    assert repeats in printed
+    assert "g0003 = g0001" in printed
+    assert main(["report", str(out)]) == 0
+    assert "4 games repeat an earlier game move for move" in capsys.readouterr().out
+
+
+def test_repeated_games_is_a_pure_function_of_the_records(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    assert main(["match", command("--seed", "1"), command("--seed", "2"), "--games", "2", "--size", "3",
+                 "--out", str(out)]) == 0  # fmt: skip
+    first, second = records_of(out)
+    copy = dataclasses.replace(first, game_id="g0009", wall_seconds=first.wall_seconds + 1)
+    assert repeated_games([first, second, copy]) == [Repeat("g0009", "g0001")]
+    # The same turns with the seats swapped is another game; so is a void one.
+    swapped = dataclasses.replace(first, game_id="g0010", bots=first.bots[::-1])
+    void = dataclasses.replace(first, game_id="g0011", termination=Termination.VOID)
+    assert repeated_games([first, swapped, void]) == []
+    warning = repeat_warning([first, copy, dataclasses.replace(first, game_id="g0012")])
+    assert warning is not None and warning.startswith("2 games repeat an earlier game move for move")
+
+
+def test_match_into_a_folder_with_games_resumes_or_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m"
+    a, b = command("--seed", "1"), command("--seed", "2")
+    assert main(["match", a, b, "--games", "2", "--size", "3", "--out", str(out)]) == 0
+    capsys.readouterr()
+    # The same match with more games plays only the missing ones.
+    assert main(["match", a, b, "--games", "4", "--size", "3", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "resuming: 2 of 4 games already played" in printed
+    assert [line.split(":")[0] for line in printed.splitlines() if line.startswith("game ")] == [
+        "game 3",
+        "game 4",
+    ]
+    assert [r.game_id for r in records_of(out)] == ["g0001", "g0002", "g0003", "g0004"]
+    assert "A: " in printed and "4 games rated" in printed
+    # Nothing left to play: nothing is played, and the summary covers the four games.
+    assert main(["match", a, b, "--games", "4", "--size", "3", "--out", str(out)]) == 0
+    assert "\ngame " not in capsys.readouterr().out
+    # Another match into the folder is refused, saying what differs; nothing is written.
+    code = main(["match", a, command("--seed", "3"), "--games", "4", "--size", "3", "--out", str(out)])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "holds games of a different match" in err and 'was "2", now "3"' in err
+    code = main(["match", a, b, "--games", "4", "--size", "4", "--out", str(out)])
+    assert code == 1 and "size: was 3, now 4" in capsys.readouterr().err
+    assert len(records_of(out)) == 4
+    # games.jsonl with no manifest (an older referee, or a copied file): refused.
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "games.jsonl").write_bytes((out / "games.jsonl").read_bytes())
+    assert main(["match", a, b, "--games", "4", "--size", "3", "--out", str(bare)]) == 1
+    assert "no match.json" in capsys.readouterr().err
+    assert len(records_of(bare)) == 4
+
+
+def test_report_names_every_record_it_does_not_rate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m"
+    a, b = command("--seed", "1"), command("--seed", "2")
+    assert main(["match", a, b, "--games", "4", "--size", "3", "--out", str(out)]) == 0
+    capsys.readouterr()
+    # What an older referee did: a second match appended records with the same ids.
+    other = tmp_path / "other"
+    assert main(["match", a, command("--seed", "5"), "--games", "4", "--size", "3", "--out", str(other)]) == 0
+    capsys.readouterr()
+    with open(out / "games.jsonl", "ab") as fh:
+        fh.write((other / "games.jsonl").read_bytes())
+    assert main(["report", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "4 games rated" in text
+    assert "warning: 4 records not rated: 4 game ids are recorded more than once with a result" in text
+    assert "g0001 (x2)" in text
+
+
+def test_report_of_a_file_says_a_folder_is_expected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m"
+    assert main(["match", command(), command("--seed", "2"), "--games", "2", "--size", "3",
+                 "--out", str(out)]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["report", str(out / "games.jsonl")]) == 1
+    err = capsys.readouterr().err
+    assert "no such folder" not in err
+    assert "games.jsonl: not a folder; expected a tournament's output folder" in err
+    assert "try " in err
+
+
+def test_a_bot_that_cannot_start_stops_the_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    nosuch = shlex.join((sys.executable, "-m", "sample_bots.nosuch"))
+    code = main(["match", nosuch, command(), "--games", "20", "--size", "3", "--out", str(tmp_path / "m")])
+    assert code == 1
+    captured = capsys.readouterr()
+    assert captured.out.count("\ngame ") == 3
+    assert "could not start 3 times in a row" in captured.err and "No module named" in captured.err

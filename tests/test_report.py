@@ -15,7 +15,7 @@ from referee.play.game import play_game
 from referee.play.memory import Fault, MemoryPlayer
 from referee.play.records import GameRecord, SlotInfo, Termination
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
-from referee.ratings.report import FAILURE_KINDS, render, standings
+from referee.ratings.report import FAILURE_KINDS, head_to_head, render, standings
 from sample_bots.random_bot import RandomBot
 
 SPEC = GameSpec(
@@ -97,7 +97,8 @@ async def test_formats(autojump_clock: trio.testing.MockClock) -> None:
     assert header.split()[-5:] == ["time", "illegal", "crash", "protocol", "resign"]
     md = render(st, "markdown", title="t")
     assert md.startswith("# t") and "| bot" in md
-    data = json.loads(render(st, "json"))
+    document = json.loads(render(st, "json"))
+    data = document["bots"]
     assert [d["name"] for d in data] == [line.name for line in st.lines]
     for d in data:
         for key in ("name", "elo", "elo_error", "games", "wins", "draws", "losses", "score", "failures"):
@@ -113,12 +114,69 @@ async def test_formats(autojump_clock: trio.testing.MockClock) -> None:
 
 async def test_a_perfect_score_and_no_games_do_not_break_the_tables() -> None:
     records = [await game("a", "b", fault=(1, Fault.RESIGN)) for _ in range(4)]
-    st = standings(records, ["a", "b", "c"], bootstrap=50)
+    st = standings(records, ["a", "b", "c"], bootstrap=1000)
     assert st.lines[0].name == "a"
     assert any("c" in w for w in st.warnings)
     text = render(st, "text")
     assert "warning:" in text
-    json.loads(render(st, "json"))  # infinite values never reach the JSON
+    document = json.loads(render(st, "json"), parse_constant=pytest.fail)  # no inf/NaN in the JSON
+    by = {d["name"]: d for d in document["bots"]}
+    # The perfect score is shown as a lower bound with a real interval, not "±0".
+    assert by["a"]["elo_bound"] == "lower" and by["a"]["elo_high"] - by["a"]["elo_low"] > 100
+    assert st.lines[0].los_next is not None and st.lines[0].los_next < 0.995
+    assert [row.split()[2:4] for row in text.splitlines() if row.startswith("1 ")] == [
+        [">", f"{by['a']['elo_low']:+.0f}"]
+    ]
+    # The bot without games has no rating at all (not "elo 0.0, error 0.0").
+    assert by["c"]["elo"] is None and by["c"]["elo_error"] is None and by["c"]["group"] is None
+    assert "Bots without games (no rating)" in text
+    idle = next(row for row in text.splitlines() if row.split()[:1] == ["c"])
+    assert idle.split()[:3] == ["c", "0", "0-0-0"]
+
+
+async def test_groups_that_never_met_get_separate_tables() -> None:
+    records = [await game("a", "b") for _ in range(2)] + [await game("x", "y") for _ in range(3)]
+    records += [await game("y", "z") for _ in range(2)]
+    st = standings(records, ["a", "b", "x", "y", "z"], bootstrap=50)
+    assert [line.group for line in st.lines] == [0, 0, 0, 1, 1]
+    assert [line.rank for line in st.lines] == [1, 2, 3, 1, 2]
+    assert {line.name for line in st.lines[:3]} == {"x", "y", "z"}
+    text = render(st, "text")
+    first = text.index("Group 1 of 2: ")
+    second = text.index("Group 2 of 2: ")
+    assert first < second < text.index("Crosstable")
+    assert all(f"\n{line.rank} " in text[first:second] for line in st.lines[:3])
+    assert all(name not in text[first:second].split() for name in ("a", "b"))
+    assert "## Group 2 of 2: " in render(st, "markdown")
+
+
+async def test_json_is_a_schema_2_object(autojump_clock: trio.testing.MockClock) -> None:
+    st = standings(await make_records(), ["a", "b", "c"], bootstrap=100, anchor="b")
+    document = json.loads(render(st, "json"))
+    assert list(document) == [
+        "schema", "games", "rated", "void", "anchor", "confidence", "groups", "bots", "pairs", "warnings",
+        "overhead_us",
+    ]  # fmt: skip
+    assert document["schema"] == 2 and document["anchor"] == "b" and document["confidence"] == 0.95
+    assert (document["games"], document["rated"], document["void"]) == (7, 6, 1)
+    assert document["groups"] == [[line.name for line in st.lines]]
+    assert document["warnings"] == st.warnings
+    assert len(document["pairs"]) == 3
+    for pair in document["pairs"]:
+        assert set(pair) == {"a", "b", "pairs", "counts", "elo", "elo_low", "elo_high", "elo_bound", "los"}
+        assert pair["pairs"] == sum(pair["counts"]) == 1 and pair["elo_low"] is not None
+    top = document["bots"][0]
+    assert top["gap_next"]["elo_low"] <= top["gap_next"]["elo"] <= top["gap_next"]["elo_high"]
+    assert document["bots"][-1]["gap_next"] is None
+
+
+async def test_head_to_head_line_of_a_match() -> None:
+    records = [await game("A", "B", fault=(1, Fault.RESIGN)) for _ in range(2)]
+    st = standings(records, ["A", "B"], bootstrap=500)
+    line = head_to_head(st)
+    assert line is not None and line.startswith("A - B: Elo > ")
+    assert "(95%), LOS " in line and line.endswith("2 games 2-0-0")
+    assert "100.0%" not in line
 
 
 async def test_referee_overhead_is_averaged_per_bot_over_requests() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import trio
 from conftest import check_gone
-from test_game import replay
+from games import replay
 
 from referee.play.game import run_game
 from referee.play.process import BotCommand
@@ -19,8 +19,8 @@ from referee.play.spec import GameSpec, OpeningKind, TimeControl
 from referee.tournament.openings import check_opening
 
 ROOT = Path(__file__).resolve().parent.parent
-PER_MOVE = TimeControl.fixed(0.15, margin=0.3)
-FISCHER = TimeControl.fischer(2.0, 0.05, margin=0.3)
+PER_MOVE = TimeControl.fixed(0.1, margin=0.3)
+FISCHER = TimeControl.fischer(1.0, 0.05, margin=0.3)
 
 
 def sample(name: str, *args: str) -> BotCommand:

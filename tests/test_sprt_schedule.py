@@ -115,3 +115,35 @@ def test_plan_validation() -> None:
         SprtPlan(PLAN.test, "x", "y", OpeningKind.PIE, max_games=7)
     with pytest.raises(ValueError):
         SprtPlan(PLAN.test, "x", "y", OpeningKind.BOOK)
+
+
+def test_a_decision_undone_by_the_games_in_flight_lets_the_test_go_on() -> None:
+    """The runner stops asking for new pairs once the LLR crosses a bound, but the games
+    in flight are still recorded; if they take the LLR back inside, the iterator that said
+    "nothing now" hands out a new pair when asked again."""
+    test = Sprt(0, 10, model=Model.LOGISTIC)
+    plan = SprtPlan(test, "new", "old", OpeningKind.PIE, max_games=10_000)
+    schedule = SprtSchedule(plan)
+    games = schedule.games(set())
+    # Play won pairs until the test is one pair short of H1, keeping the next pair in flight.
+    while True:
+        a, b = next(games), next(games)
+        schedule.record(played(a.slot, a.first, a.second, 0))
+        if test.status([0, 0, 0, 0, schedule.counts[4] + 1]).decision is Decision.H1:
+            break
+        schedule.record(played(b.slot, b.first, b.second, 1))
+    # The next pair's first game is handed out (and stays in flight) ...
+    in_flight = next(games)
+    # ... then b wins the pair's second game too: the pair before is complete, H1 is reached.
+    schedule.record(played(b.slot, b.first, b.second, 1))
+    assert schedule.decided is Decision.H1
+    assert next(games).slot == in_flight.slot.replace("-1", "-2")  # the half pair is finished
+    assert next(games, None) is None  # and nothing new is started
+    # The pair in flight is lost both ways: the LLR falls back inside the bounds.
+    for slot, first, second in (
+        (in_flight.slot, "new", "old"),
+        (in_flight.slot.replace("-1", "-2"), "old", "new"),
+    ):
+        schedule.record(played(slot, first, second, 1 if first == "new" else 0))
+    assert schedule.decided is None
+    assert next(games).slot.startswith("sprt-") and schedule.started > 1  # the test goes on

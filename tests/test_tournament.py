@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -16,8 +17,9 @@ import pytest
 import trio
 import yaml
 
-from referee.errors import ResultsError
+from referee.errors import ResultsError, RunStopped
 from referee.play.records import GameRecord, Termination
+from referee.tournament.config import LogSpec
 from referee.tournament.config_yaml import load_config
 from referee.tournament.results import ResultsFile
 from referee.tournament.runner import Tournament
@@ -133,7 +135,8 @@ async def test_faulty_bots_lose_their_games_and_healthy_ones_are_unaffected(tmp_
         if r.termination is not Termination.SCORE:
             assert r.fault is not None and r.fault.seat == loser_seat and r.winner == 1 - loser_seat
     standings = json.loads((config.output / "standings.json").read_text())
-    by = {s["name"]: s for s in standings}
+    assert standings["schema"] == 2
+    by = {s["name"]: s for s in standings["bots"]}
     assert by["crasher"]["failures"]["crash"] > 0
     assert by["hanger"]["failures"]["time"] > 0
     assert by["garbage"]["failures"]["protocol"] > 0
@@ -203,16 +206,29 @@ def wait_for_records(folder: Path, n: int, proc: subprocess.Popen, seconds: floa
         time.sleep(0.05)
 
 
-def slow_bots(marker, n=3):
-    # Every genmove waits 30 ms, so games last a second or so and some are always in flight.
-    return [
-        bot(f"s{i}", "--seed", str(i), "--fault", "slow", "--delay", "0.03", marker=marker) for i in range(n)
-    ]
+def slow_bots(marker, n=3, tmp_path=None):
+    """Every genmove waits 30 ms, so games last a second or so and some are always in
+    flight. With ``tmp_path`` the wait is read from ``tmp_path/delay``: :func:`fast_again`
+    removes it, so the rest of a run plays at full speed with the same bot commands (the
+    config, and so its fingerprint, unchanged)."""
+    if tmp_path is None:
+        delay = ["--delay", "0.03"]
+    else:
+        (tmp_path / "delay").write_text("0.03")
+        delay = ["--delay-file", str(tmp_path / "delay")]
+    return [bot(f"s{i}", "--seed", str(i), "--fault", "slow", *delay, marker=marker) for i in range(n)]
+
+
+def fast_again(tmp_path):
+    (tmp_path / "delay").unlink()
 
 
 def test_resume_after_a_kill_plays_only_the_missing_games(tmp_path, marker):
     path = write_config(
-        tmp_path, slow_bots(marker), board_size=4, schedule={"kind": "round_robin", "games_per_pair": 4}
+        tmp_path,
+        slow_bots(marker, 3, tmp_path),
+        board_size=3,
+        schedule={"kind": "round_robin", "games_per_pair": 4},
     )
     config = load_config(path)
     total = len(build_schedule(config))
@@ -225,6 +241,7 @@ def test_resume_after_a_kill_plays_only_the_missing_games(tmp_path, marker):
     kept = records(config.output)
     assert 3 <= len(kept) < total
     assert wait_until_gone(marker) == []  # orphaned bots see EOF on stdin and leave
+    fast_again(tmp_path)
     proc = vastuz("tournament", str(path), "--quiet")
     stdout, stderr = proc.communicate(timeout=180)
     assert proc.returncode == 0, stderr
@@ -235,7 +252,7 @@ def test_resume_after_a_kill_plays_only_the_missing_games(tmp_path, marker):
 
 
 def test_ctrl_c_stops_promptly_keeps_finished_games_and_leaves_no_process(tmp_path, marker):
-    path = write_config(tmp_path, slow_bots(marker, 4), board_size=4)
+    path = write_config(tmp_path, slow_bots(marker, 4, tmp_path), board_size=3)
     config = load_config(path)
     total = len(build_schedule(config))
     proc = vastuz("tournament", str(path))
@@ -263,6 +280,7 @@ def test_ctrl_c_stops_promptly_keeps_finished_games_and_leaves_no_process(tmp_pa
             proc.kill()
     assert proc.returncode == 130
     assert wait_until_gone(marker, 5) == []
+    fast_again(tmp_path)
     proc = vastuz("tournament", str(path), "--quiet")
     proc.communicate(timeout=180)
     assert proc.returncode == 0
@@ -302,7 +320,7 @@ def test_cli_config_errors_and_report(tmp_path, marker):
     assert json.loads(stdout) == json.loads((out / "standings.json").read_text())
     proc = vastuz("report", str(out), "--format", "csv")
     stdout, _ = proc.communicate(timeout=60)
-    assert stdout.splitlines()[0].startswith("rank,name,elo") and len(stdout.splitlines()) == 4
+    assert stdout.splitlines()[0].startswith("rank,group,name,elo") and len(stdout.splitlines()) == 4
     proc = vastuz("report", str(tmp_path / "nothing-here"))
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "no such folder" in stderr
@@ -372,3 +390,135 @@ async def test_a_results_path_that_is_a_folder_is_a_clear_error(tmp_path, marker
     (config.output / "results.jsonl").mkdir(parents=True)
     with pytest.raises(ResultsError, match="cannot read the results file"):
         await Tournament(config, out=io.StringIO()).run()
+
+
+# ------------------------------------------------------------------ issue 13: starts, signals, pipes, logs
+
+
+@pytest.mark.parametrize("how", ["module", "binary"])
+async def test_a_bot_that_cannot_start_stops_the_run_and_says_why(tmp_path, marker, how):
+    # "module": Python starts but the bot's module does not exist (a crash in the handshake,
+    # its reason only on stderr); "binary": the program vanished after the config was checked
+    # (a void game each time). Either way the run must stop after 3 tries, not play them all.
+    bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(3)]
+    program = tmp_path / "ghost-bot"
+    if how == "module":
+        bots.append({"name": "ghost", "command": [sys.executable, "-m", "sample_bots.no_such_bot"]})
+    else:
+        program.write_text("#!/bin/sh\nexit 0\n")
+        program.chmod(0o755)
+        bots.append({"name": "ghost", "command": [str(program)]})
+    config = load_config(write_config(tmp_path, bots, concurrency=1))
+    program.unlink(missing_ok=True)
+    total = len(build_schedule(config))
+    out = io.StringIO()
+    with trio.fail_after(120):
+        with pytest.raises(RunStopped) as info:
+            await Tournament(config, out=out, bootstrap=50).run()
+    message = str(info.value)
+    assert "bot ghost could not start 3 times in a row" in message
+    assert ("No module named sample_bots.no_such_bot" if how == "module" else "No such file") in message
+    recs = records(config.output)
+    ghost_games = [r for r in recs if "ghost" in r.labels]
+    assert len(ghost_games) == 3 and len(recs) < total  # stopped, not 12 games forfeited
+    kind = Termination.CRASH if how == "module" else Termination.VOID
+    assert all(r.termination is kind for r in ghost_games)
+    assert (config.output / "standings.json").exists()  # the standings of what was played
+    assert f"stopped after {len(recs)} of {total} games" in message
+    assert "stopping: bot ghost could not start" in out.getvalue()
+    if how == "module":
+        assert "No module named sample_bots.no_such_bot" in out.getvalue()  # on the game lines
+    assert wait_until_gone(marker) == []
+
+
+def test_sighup_stops_like_sigterm(tmp_path, marker):
+    path = write_config(tmp_path, slow_bots(marker, 4), board_size=4)
+    config = load_config(path)
+    proc = vastuz("tournament", str(path))
+    try:
+        wait_for_records(config.output, 1, proc)
+        proc.send_signal(signal.SIGHUP)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "SIGHUP: stopping" in stdout and "run the same command to resume" in stdout
+    assert wait_until_gone(marker, 5) == []  # no orphaned bot
+    assert json.loads((config.output / "standings.json").read_text())
+
+
+def test_a_closed_pipe_stops_cleanly_after_the_games_in_flight(tmp_path, marker):
+    # `vastuz tournament ... | head -3`: a real pipe whose reader leaves after 3 lines.
+    path = write_config(tmp_path, slow_bots(marker, 3, tmp_path), board_size=4)
+    config = load_config(path)
+    total = len(build_schedule(config))
+    reader, writer = os.pipe()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "tournament", str(path)],
+        cwd=ROOT,
+        stdout=writer,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    os.close(writer)
+    try:
+        with os.fdopen(reader) as head:
+            lines = [head.readline() for _ in range(3)]
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert lines[0].startswith("tournament t:") and lines[2].startswith("[")
+    assert proc.returncode == 1, stderr
+    assert "vastuz tournament: the output was closed (broken pipe)" in stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr
+    recs = records(config.output)
+    assert 1 <= len(recs) < total
+    # No game lost: every game that was started (it has a log) finished and was recorded.
+    logs = (config.output / "logs").glob("*.stderr.log")
+    started = {p.name.removesuffix(".stderr.log").rsplit("-", 2)[0] for p in logs}  # SLOT-SEAT-BOT
+    assert started == set(slots(recs))
+    assert (config.output / "standings.json").exists()
+    assert wait_until_gone(marker, 5) == []
+    fast_again(tmp_path)
+    proc = vastuz("tournament", str(path), "--quiet")
+    proc.communicate(timeout=180)
+    assert proc.returncode == 0
+    assert len(records(config.output)) == total
+
+
+async def test_a_bot_log_that_cannot_be_written_costs_no_game(tmp_path, marker):
+    # The chatty bot's stderr logs are made to fail as on a full disk (/dev/full: ENOSPC on
+    # every write). Its games must still be played and recorded, with a note.
+    bots = [bot("chatty", "--fault", "chatty", marker=marker), bot("quiet", "--seed", "2", marker=marker)]
+    config = load_config(write_config(tmp_path, bots, concurrency=1))
+    logs = config.output / "logs"
+    logs.mkdir(parents=True)
+    for game in build_schedule(config):
+        for seat, name in enumerate((game.first, game.second)):
+            if name == "chatty":
+                (logs / f"{game.slot}-{seat}-chatty.stderr.log").symlink_to("/dev/full")
+    with trio.fail_after(60):
+        result = await Tournament(config, out=io.StringIO(), bootstrap=50).run()
+    assert result.played == result.total == 2
+    for r in records(config.output):
+        assert r.termination is Termination.SCORE
+        assert any("could not be written" in n and "No space left on device" in n for n in r.notes), r.notes
+    assert wait_until_gone(marker) == []
+
+
+async def test_a_bots_logs_are_capped_across_the_tournament(tmp_path, marker):
+    bots = [bot("chatty", "--fault", "chatty", marker=marker), bot("quiet", "--seed", "2", marker=marker)]
+    config = load_config(
+        write_config(tmp_path, bots, concurrency=1, schedule={"kind": "round_robin", "games_per_pair": 4})
+    )
+    config = dataclasses.replace(config, logs=LogSpec(max_per_game=100_000, max_per_bot=150_000))
+    with trio.fail_after(60):
+        result = await Tournament(config, out=io.StringIO(), bootstrap=50).run()
+    assert result.played == 4
+    chatty = sum(p.stat().st_size for p in (config.output / "logs").glob("*-chatty.stderr.log"))
+    assert 150_000 <= chatty < 151_000  # the cap, and one note
+    notes = [n for r in records(config.output) for n in r.notes if "total cap" in n]
+    assert notes == ["bot chatty: its logs reached their total cap of 150000 bytes; later output is dropped"]
+    assert wait_until_gone(marker) == []

@@ -31,6 +31,8 @@ class BotFault(Exception):
 
     ``bot`` is the bot's label, ``command`` the command line it was answering (None when it
     failed outside any command), ``received`` a truncated excerpt of what it sent.
+    ``stderr`` is the quoted end of what it wrote to stderr, set for a crash or a failed
+    start-up (where it usually says why: a missing module, a traceback), else None.
     """
 
     termination: ClassVar[Termination]
@@ -40,6 +42,7 @@ class BotFault(Exception):
         self.command = command
         self.detail = detail
         self.received = None if received is None else clip(received, EXCERPT)
+        self.stderr: str | None = None
         super().__init__(bot, command, detail)
 
     def __str__(self) -> str:
@@ -47,6 +50,8 @@ class BotFault(Exception):
         text = f"{where}: {self.detail}"
         if self.received is not None:
             text += f"; received {self.received}"
+        if self.stderr is not None:
+            text += f"; its stderr ends {self.stderr}"
         return text
 
 

@@ -1,7 +1,14 @@
 """Per-game log files of a bot: its stderr, and the protocol transcript, both capped.
 
 A bot decides how much it writes to stderr, so writing it must never fail or grow without
-bound: past the cap one note is written and the rest is counted and dropped.
+bound: past the cap one note is written and the rest is counted and dropped. A log that
+cannot be written at all (a full disk, a vanished folder) is given up with a note kept in
+memory (:attr:`CappedLog.problem`): a bot's log is never worth a game or a tournament.
+
+Two more limits across the games of a run: a :class:`LogBudget` is the total a bot's logs
+may take over its life (every process of one bot in a tournament shares one), and a
+:class:`Tail` keeps the last few hundred bytes of a bot's stderr in memory, so that a bot
+that dies can be quoted in the fault message whatever happened to its log file.
 """
 
 from __future__ import annotations
@@ -10,41 +17,134 @@ import time
 from pathlib import Path
 from typing import IO
 
+STDERR_TAIL = 512
+"""Bytes of a bot's most recent stderr kept in memory."""
+TAIL_EXCERPT = 160
+"""Characters of that tail quoted in a fault message (and so in the record's reason)."""
+
+
+class LogBudget:
+    """How many bytes the logs of one bot may still take, across all its games and files."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.used = 0
+        self.reached = False
+        self.noted = False
+
+    def take(self, wanted: int) -> int:
+        """Grant up to ``wanted`` bytes; fewer (or none) once the total is reached."""
+        granted = max(0, min(wanted, self.total - self.used))
+        self.used += granted
+        if granted < wanted:
+            self.reached = True
+        return granted
+
+
+class Tail:
+    """The last ``size`` bytes written to it (a bot's stderr), for fault messages."""
+
+    def __init__(self, size: int = STDERR_TAIL) -> None:
+        self.size = size
+        self._data = bytearray()
+
+    def add(self, data: bytes | bytearray) -> None:
+        self._data += data[-self.size :]
+        if len(self._data) > self.size:
+            del self._data[: len(self._data) - self.size]
+
+    def excerpt(self, limit: int = TAIL_EXCERPT) -> str | None:
+        """The end of the tail on one line (lines joined by `` | ``), at most ``limit``
+        characters, quoted with ``repr`` (so no control character reaches a terminal);
+        None if the bot wrote nothing but blanks."""
+        lines = [line.strip() for line in self._data.decode("utf-8", "replace").splitlines()]
+        text = " | ".join(line for line in lines if line)
+        if not text:
+            return None
+        if len(text) > limit:
+            text = "..." + text[-(limit - 3) :]
+        return repr(text)
+
 
 class CappedLog:
     """An append-only log file with a size cap. Past the cap one ``[truncated]`` note is
     written and further data is counted and dropped, so writing never fails or grows
-    without bound. ``path`` None discards everything."""
+    without bound. ``path`` None discards everything. With a ``budget``, the bot's total
+    across all its logs is capped too.
 
-    def __init__(self, path: Path | None, cap: int) -> None:
+    An error of the file system (opening or writing) gives the file up: the rest is
+    dropped and :attr:`problem` says why, for the game's record."""
+
+    def __init__(self, path: Path | None, cap: int, budget: LogBudget | None = None) -> None:
         self.path = path
         self.cap = cap
+        self.budget = budget
         self.written = 0
         self.dropped = 0
+        self.problem: str | None = None
         self._file: IO[bytes] | None = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
+            except OSError as exc:
+                self._give_up("cannot be opened", exc)
 
     def write(self, data: bytes | bytearray) -> None:
         if self._file is None:
+            if self.path is not None:
+                self.dropped += len(data)
             return
         room = self.cap - self.written
+        if self.budget is not None:
+            room = self.budget.take(min(room, len(data)))
         if room > 0:
             chunk = data[:room]
-            self._file.write(chunk)
+            if not self._put(chunk):
+                self.dropped += len(data)
+                return
             self.written += len(chunk)
             data = data[room:]
         if data:
             if not self.dropped:
-                self._file.write(f"\n[truncated: log capped at {self.cap} bytes]\n".encode())
+                if self.written < self.cap:
+                    assert self.budget is not None
+                    total = self.budget.total
+                    note = f"\n[truncated: this bot's logs reached their total cap of {total} bytes]\n"
+                else:
+                    note = f"\n[truncated: log capped at {self.cap} bytes]\n"
+                self._put(note.encode())
             self.dropped += len(data)
 
     def close(self) -> None:
         if self._file is not None:
             if self.dropped:
-                self._file.write(f"[{self.dropped} further bytes dropped]\n".encode())
-            self._file.close()
+                self._put(f"[{self.dropped} further bytes dropped]\n".encode())
+            if self._file is not None:
+                try:
+                    self._file.close()
+                except OSError as exc:
+                    self._give_up("cannot be closed", exc)
+            self._file = None
+
+    def _put(self, data: bytes | bytearray) -> bool:
+        """Write to the file; on an error give the file up (False)."""
+        assert self._file is not None
+        try:
+            self._file.write(data)
+        except OSError as exc:
+            self._give_up("could not be written", exc)
+            return False
+        return True
+
+    def _give_up(self, what: str, exc: OSError) -> None:
+        if self.problem is None:
+            self.problem = f"log {self.path} {what} ({exc}); it is truncated there"
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError:
+                pass
             self._file = None
 
 
@@ -52,13 +152,17 @@ class Transcript:
     """Every protocol line with its direction (``>`` to the bot, ``<`` from it, ``!`` an
     event) and the seconds since the transcript was opened."""
 
-    def __init__(self, path: Path | None, cap: int) -> None:
-        self._log = CappedLog(path, cap)
+    def __init__(self, path: Path | None, cap: int, budget: LogBudget | None = None) -> None:
+        self._log = CappedLog(path, cap, budget)
         self._t0 = time.perf_counter()
         self.enabled = path is not None
         if self.enabled:
             stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             self._log.write(f"# transcript opened {stamp}\n".encode())
+
+    @property
+    def problem(self) -> str | None:
+        return self._log.problem
 
     def line(self, direction: str, text: str) -> None:
         if self.enabled:

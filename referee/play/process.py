@@ -9,15 +9,22 @@ message names the bot, the command and (truncated) what the bot sent; :mod:`refe
 turns each into a forfeit. A program that cannot be executed at all is not the bot's fault
 in play but a setup problem: :class:`BotStartError`, which voids the game.
 
-Two background tasks run per bot, in the nursery the bot is started in:
+Three background tasks run per bot, in the nursery the bot is started in:
 
 * the *reader* feeds stdout to :class:`~referee.play.replies.Replies`, which matches it to
   the command in flight with its :class:`~protocol.messages.ResponseParser`. A line that arrives
   while no command is in flight is a stray line: recorded at once, raised by the next
   request, never taken as the next reply. After any framing fault the reader stops: the
   bot is broken and will be killed, never resynchronised.
-* the *stderr drain* copies stderr into the current log file, capped, and keeps reading
-  after the cap so that a chatty bot never blocks on a full pipe.
+* the *stderr drain* copies stderr into the current log file, capped (per game, and in
+  total with a shared :class:`~referee.play.logs.LogBudget`), and keeps reading after the
+  cap so that a chatty bot never blocks on a full pipe. It also keeps the last few hundred
+  bytes in memory: a crash or a failed start-up quotes them in its fault message, since
+  that is where a bot says why it died (``No module named ...``).
+* the *exit watcher* waits for the process itself. Normally the reader sees the end of
+  stdout when the bot dies; but a bot that exits while a child of it still holds stdout
+  open would otherwise be recorded as a loss on time after the whole deadline. The watcher
+  records that crash, with the exit status, at once.
 
 :meth:`BotProcess.aclose` always finishes, shielded from cancellation: ``quit`` (if the bot
 is healthy) -> grace -> SIGTERM to the group -> grace -> SIGKILL to the group -> reap.
@@ -50,7 +57,7 @@ from referee.play.faults import (
     BotStartError,
     BotTimeout,
 )
-from referee.play.logs import CappedLog, Transcript
+from referee.play.logs import CappedLog, LogBudget, Tail, Transcript
 from referee.play.player import Exchange
 from referee.play.records import BotStats
 from referee.play.replies import Replies
@@ -61,11 +68,25 @@ log = logging.getLogger("referee.play.process")
 DEFAULT_QUIT_GRACE = 0.5
 DEFAULT_KILL_GRACE = 0.5
 DEFAULT_LOG_CAP = 1 << 20
+EXIT_GRACE = 0.2
+"""Seconds the reader gets, after the process exits, to see the end of its stdout; past
+that, a child of the bot holds it open and the exit watcher records the crash."""
+STDERR_GRACE = 0.2
+"""Seconds to wait for the last of stderr of a process that exited, before quoting it."""
 _READ_SIZE = 1 << 16
 T = TypeVar("T")
 
 
 # ---------------------------------------------------------------------------- the process
+
+
+def _status(code: int | None) -> str:
+    """A return code in words, for crash messages."""
+    if code is None:
+        return "process still running"
+    if code < 0:
+        return f"killed by signal {-code}"
+    return f"exit status {code}"
 
 
 @dataclass(frozen=True)
@@ -96,7 +117,9 @@ class BotProcess:
     After the handshake: ``name``, ``version``, ``commands`` (what ``list_commands`` said),
     ``pid`` (also the process group id). ``stats`` accumulates over the bot's life.
     ``healthy`` turns False at the first fault; an unhealthy bot is not sent ``quit`` but
-    killed, since whatever it would say next cannot be trusted.
+    killed, since whatever it would say next cannot be trusted. ``ready`` says the handshake
+    succeeded, ``start_failure`` holds what :meth:`start` raised (for counting bots that
+    cannot start), and :meth:`log_notes` what went wrong with the current log files.
     """
 
     def __init__(
@@ -112,6 +135,7 @@ class BotProcess:
         quit_grace: float = DEFAULT_QUIT_GRACE,
         kill_grace: float = DEFAULT_KILL_GRACE,
         log_cap: int = DEFAULT_LOG_CAP,
+        log_budget: LogBudget | None = None,
         max_line: int = DEFAULT_MAX_LINE,
         board_size: int | None = None,
     ) -> None:
@@ -126,6 +150,7 @@ class BotProcess:
         self.quit_grace = quit_grace
         self.kill_grace = kill_grace
         self.log_cap = log_cap
+        self.log_budget = log_budget
         self.max_line = max_line
         self.board_size = board_size
         self.name: str | None = None
@@ -134,9 +159,12 @@ class BotProcess:
         self.pid: int | None = None
         self.stats = BotStats()
         self._healthy = True
+        self.ready = False
+        self.start_failure: BotStartError | BotFault | None = None
         self.stderr_log_path: Path | None = None
         self.transcript_path: Path | None = None
         self._stderr_log = CappedLog(None, log_cap)
+        self._stderr_tail = Tail()
         self._transcript = Transcript(None, log_cap)
         self._replies = Replies(label, self._transcript, max_line)
         self.set_logs(stderr_log, transcript)
@@ -188,7 +216,8 @@ class BotProcess:
 
         Raises :class:`BotStartError` if the program cannot be executed, and a
         :class:`BotFault` if it starts but fails the handshake (the caller still owns the
-        process and must :meth:`aclose` it).
+        process and must :meth:`aclose` it); that fault quotes the end of the bot's stderr.
+        Either is kept as :attr:`start_failure`; :attr:`ready` turns True after the handshake.
         """
         if self._process is not None:
             raise RuntimeError(f"{self!r} is already started")
@@ -204,12 +233,20 @@ class BotProcess:
                 start_new_session=True,
             )
         except OSError as exc:
-            raise BotStartError(f"bot {self.label}: cannot start {self.command!r}: {exc}") from exc
+            self.start_failure = BotStartError(f"bot {self.label}: cannot start {self.command!r}: {exc}")
+            raise self.start_failure from exc
         self.pid = self._process.pid
         self._transcript.line("!", f"started pid {self.pid}: {self.command}")
         nursery.start_soon(self._read_stdout, name=f"{self.label}-stdout")
         nursery.start_soon(self._drain_stderr, name=f"{self.label}-stderr")
-        await self._handshake()
+        nursery.start_soon(self._watch_exit, name=f"{self.label}-exit")
+        try:
+            await self._handshake()
+        except BotFault as fault:
+            await self._quote_stderr(fault)
+            self.start_failure = fault
+            raise
+        self.ready = True
 
     async def _handshake(self) -> None:
         deadline = trio.current_time() + self.startup_timeout
@@ -233,14 +270,48 @@ class BotProcess:
         return command_name in self.commands
 
     def set_logs(self, stderr_log: Path | None, transcript: Path | None) -> None:
-        """Send stderr and the transcript to new files from now on (``None``: discard)."""
+        """Send stderr and the transcript to new files from now on (``None``: discard).
+        The notes of :meth:`log_notes` start afresh with the new files."""
         self._stderr_log.close()
         self._transcript.close()
         self.stderr_log_path = stderr_log
         self.transcript_path = transcript
-        self._stderr_log = CappedLog(stderr_log, self.log_cap)
-        self._transcript = Transcript(transcript, self.log_cap)
+        self._stderr_log = CappedLog(stderr_log, self.log_cap, self.log_budget)
+        self._transcript = Transcript(transcript, self.log_cap, self.log_budget)
         self._replies.transcript = self._transcript
+
+    def log_notes(self) -> list[str]:
+        """What went wrong with this bot's current log files, for the game's record: a file
+        that could not be written (given up, the game goes on), or the bot's total log cap
+        (its :class:`LogBudget`) reached, said once per budget."""
+        notes = [
+            f"bot {self.label}: {problem}"
+            for problem in (self._stderr_log.problem, self._transcript.problem)
+            if problem is not None
+        ]
+        budget = self.log_budget
+        if budget is not None and budget.reached and not budget.noted:
+            budget.noted = True
+            notes.append(
+                f"bot {self.label}: its logs reached their total cap of {budget.total} bytes; "
+                "later output is dropped"
+            )
+        return notes
+
+    @property
+    def stderr_tail(self) -> str | None:
+        """The quoted end of what the bot wrote to stderr (see :class:`Tail`), or None."""
+        return self._stderr_tail.excerpt()
+
+    async def _quote_stderr(self, fault: BotFault) -> None:
+        """Put the end of the bot's stderr into ``fault`` (once). If the process has exited,
+        wait a moment for the last of its stderr first."""
+        if fault.stderr is not None:
+            return
+        if self._process is not None and self._process.returncode is not None:
+            with trio.move_on_after(STDERR_GRACE):
+                await self._stderr_done.wait()
+        fault.stderr = self.stderr_tail
 
     async def new_game(
         self,
@@ -305,7 +376,9 @@ class BotProcess:
             ) from None
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             status = await self._exit_status()
-            raise BotCrashed(self.label, text, f"stopped reading its input ({status})") from None
+            crash = BotCrashed(self.label, text, f"stopped reading its input ({status})")
+            await self._quote_stderr(crash)
+            raise crash from None
         finally:
             self._replies.pending = None
             if not completed:
@@ -339,9 +412,11 @@ class BotProcess:
         """Raise the recorded fault; a crash gets the exit status added once it is known."""
         fault = self._replies.fault
         assert fault is not None
-        if isinstance(fault, BotCrashed) and not self._status_added:
-            self._status_added = True
-            fault.detail += f" ({await self._exit_status()})"
+        if isinstance(fault, BotCrashed):
+            if not self._status_added:
+                self._status_added = True
+                fault.detail += f" ({await self._exit_status()})"
+            await self._quote_stderr(fault)
         raise fault
 
     def _parse(self, command: Command, parser: Callable[[str], T], text: str) -> T:
@@ -358,12 +433,7 @@ class BotProcess:
         assert self._process is not None
         with trio.move_on_after(0.1):
             await self._process.wait()
-        code = self._process.returncode
-        if code is None:
-            return "process still running"
-        if code < 0:
-            return f"killed by signal {-code}"
-        return f"exit status {code}"
+        return _status(self._process.returncode)
 
     # ------------------------------------------------------------------ background tasks
     async def _read_stdout(self) -> None:
@@ -396,9 +466,27 @@ class BotProcess:
                     return
                 if not data:
                     return
+                self._stderr_tail.add(data)
                 self._stderr_log.write(data)
         finally:
             self._stderr_done.set()
+
+    async def _watch_exit(self) -> None:
+        """Wait for the process to exit. If the reader has not seen the end of stdout a
+        moment later, a child of the bot holds it open: record the crash now (with the exit
+        status), or the command in flight would wait out its whole deadline."""
+        process = self._process
+        assert process is not None
+        await process.wait()
+        if self._closing:
+            return
+        with trio.move_on_after(EXIT_GRACE):
+            await self._reader_done.wait()
+        if self._closing or self._reader_done.is_set():
+            return  # the reader saw the end of stdout (or a fault) and said so itself
+        crash = self._replies.exited(_status(process.returncode))
+        if self._replies.fault is crash:
+            self._status_added = True  # the status is in the message already
 
     # ------------------------------------------------------------------ closing
     @property

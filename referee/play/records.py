@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -227,7 +228,8 @@ class GameRecord:
 
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of schema :data:`SCHEMA_VERSION` (plain types only)."""
+        """The JSON object of schema :data:`SCHEMA_VERSION` (plain types only), ``turns``
+        last."""
         return {
             "schema": self.schema,
             "game_id": self.game_id,
@@ -241,7 +243,6 @@ class GameRecord:
             "choice": None
             if self.choice is None
             else {"by": self.choice.by, "color": self.choice.color.value, "seconds": self.choice.seconds},
-            "turns": [_turn_to_dict(t) for t in self.turns],
             "result": self.result,
             "outcome": self.outcome.value,
             "termination": self.termination.value,
@@ -262,6 +263,9 @@ class GameRecord:
             "referee_overhead_us": self.referee_overhead_us,
             "notes": list(self.notes),
             **({} if self.tournament is None else {"tournament": vars(self.tournament).copy()}),
+            # Last on purpose: a reader that needs no turns (standings, resume) parses the
+            # line up to here only (see parse_summary); readers of any key order still work.
+            "turns": [_turn_to_dict(t) for t in self.turns],
         }
 
     def to_json(self) -> str:
@@ -362,3 +366,136 @@ def parse_line(line: str | bytes) -> GameRecord:
     if not isinstance(data, dict):
         raise ValueError("not a game record (a JSON object was expected)")
     return GameRecord.from_dict(data)
+
+
+# ---------------------------------------------------------------------- a game without its turns
+
+
+@dataclass(frozen=True, slots=True)
+class BotSummary:
+    label: str
+    stats: BotStats
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """What standings, resume and duplicate checks need of a game, without its turns: a few
+    hundred bytes where a whole record of a long game is tens of kilobytes, so a run of
+    100,000 games keeps these in memory, not the records. ``moves`` is a hash of the
+    seats' labels, the setup and every turn: two games with equal ``moves`` repeat each
+    other move for move (hash collisions aside)."""
+
+    game_id: str
+    slot: str
+    labels: tuple[str, str]
+    winner: int | None
+    termination: Termination
+    fault: FaultEntry | None
+    pair_key: str | None
+    bots: tuple[BotSummary, BotSummary]
+    moves: int
+
+    @property
+    def is_void(self) -> bool:
+        return self.termination is Termination.VOID
+
+    @classmethod
+    def of(cls, record: GameRecord) -> GameSummary:
+        """The summary of a whole record (the same as parsing its line with
+        :func:`parse_summary`)."""
+        setup = None if record.setup is None else (record.setup.black, record.setup.white)
+        return cls(
+            game_id=record.game_id,
+            slot=record.slot,
+            labels=record.labels,
+            winner=record.winner,
+            termination=record.termination,
+            fault=None
+            if record.fault is None
+            else FaultEntry(record.fault.seat, record.fault.kind, None, None),
+            pair_key=record.pair_key,
+            bots=(_bot_summary(record.bots[0]), _bot_summary(record.bots[1])),
+            moves=_moves_key(
+                record.labels, record.black, setup, b"|".join(t.turn.encode() for t in record.turns)
+            ),
+        )
+
+
+def _bot_summary(bot: BotEntry) -> BotSummary:
+    return BotSummary(bot.label, BotStats(requests=bot.stats.requests, overhead_us=bot.stats.overhead_us))
+
+
+def _moves_key(
+    labels: tuple[str, str], black: int | None, setup: tuple[str, str] | None, turns: bytes
+) -> int:
+    """Equal for games with the same seats, colours, setup and turns (within one process:
+    Python salts string hashes per process, and the key is never stored)."""
+    return hash((labels, black, setup, turns))
+
+
+_TURNS_LAST = b',"turns":['
+_TURN_TEXT = re.compile(rb'"turn":"([^"\\]*)"')
+
+
+def parse_summary(line: bytes) -> GameSummary:
+    """One line of a results file -> its :class:`GameSummary`, ``ValueError`` if it is not
+    a record. A line written with ``turns`` last (every line since that order was set) is
+    parsed up to the turns only, and the turns' notation is picked out of the rest with a
+    regular expression; any other line is parsed whole, as :func:`parse_line` would."""
+    at = line.rfind(_TURNS_LAST)
+    tail = line[at + len(_TURNS_LAST) :].rstrip()
+    # Turns last: the tail is the turn objects, which hold no bracket, then "]}". A line
+    # of the older order ends with other keys after the turns' "]" (e.g. "notes":[...]}).
+    if at != -1 and tail.endswith(b"]}") and tail.count(b"]") == 1:
+        try:
+            data = json.loads(line[:at] + b"}")
+        except ValueError as exc:
+            raise ValueError(f"not JSON ({exc})") from None
+        turns = b"|".join(_TURN_TEXT.findall(tail))
+    else:
+        try:
+            data = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"not JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise ValueError("not a game record (a JSON object was expected)")
+        turns = b""
+    if not isinstance(data, dict):
+        raise ValueError("not a game record (a JSON object was expected)")
+    version = data.get("schema")
+    if version != SCHEMA_VERSION:
+        raise ValueError(f"unsupported record schema {version!r} (this referee reads {SCHEMA_VERSION})")
+    try:
+        if not turns and data.get("turns"):
+            turns = b"|".join(str(t["turn"]).encode() for t in data["turns"])
+        bots = data["bots"]
+        labels = (str(bots[0]["label"]), str(bots[1]["label"]))
+        fault = data["fault"]
+        slot = data.get("tournament")
+        setup = data["setup"]
+        return GameSummary(
+            game_id=data["game_id"],
+            slot=slot["slot"] if slot is not None else data["game_id"],
+            labels=labels,
+            winner=data["winner"],
+            termination=Termination(data["termination"]),
+            fault=None
+            if fault is None
+            else FaultEntry(fault["seat"], Termination(fault["kind"]), None, None),
+            pair_key=None if slot is None else slot["pair_key"],
+            bots=(_bot_summary_of(bots[0]), _bot_summary_of(bots[1])),
+            moves=_moves_key(
+                labels, data["black"], None if setup is None else (setup["black"], setup["white"]), turns
+            ),
+        )
+    except KeyError as exc:
+        raise ValueError(f"record lacks the field {exc.args[0]!r}") from None
+    except (TypeError, AttributeError, IndexError) as exc:
+        raise ValueError(f"a field has the wrong type ({exc})") from None
+
+
+def _bot_summary_of(data: dict[str, Any]) -> BotSummary:
+    stats = data["stats"]
+    return BotSummary(
+        str(data["label"]), BotStats(requests=int(stats["requests"]), overhead_us=float(stats["overhead_us"]))
+    )

@@ -9,7 +9,8 @@ becomes the bot's :attr:`Replies.fault`. It does no I/O; the only trio object is
 The rules it enforces: a line that arrives while no command is in flight is a stray line
 (recorded at once, raised by the next request, never taken as the next reply); after any
 framing fault the bot is broken and reading stops, since a confused bot is never
-resynchronised; an end of output is a crash unless the referee was closing the bot.
+resynchronised; an end of output is a crash unless the referee was closing the bot, and so
+is the exit of the process while a child of it keeps its output open (:meth:`Replies.exited`).
 """
 
 from __future__ import annotations
@@ -104,6 +105,21 @@ class Replies:
         if pending is None:
             what += " while no command was in flight"
         self.record(BotCrashed(self.label, command, what, received))
+
+    def exited(self, status: str) -> BotFault:
+        """The process exited (``status``, e.g. ``exit status 4``) but its stdout is still
+        open: a process it started holds it. A crash at once, rather than waiting out the
+        deadline for an answer that cannot come. Returns that crash (which is the bot's
+        :attr:`fault` unless it had one already)."""
+        pending = self.pending
+        what = f"exited ({status}) while a process it started still holds its output open"
+        received = pending.excerpt() if pending is not None and pending.received else None
+        command = str(pending.command) if pending is not None else self.last_command
+        if pending is None:
+            what += "; no command was in flight"
+        crash = BotCrashed(self.label, command, what, received)
+        self.record(crash)
+        return crash
 
     def _on_line(self, line: str) -> bool:
         self.transcript.line("<", line)

@@ -1,10 +1,46 @@
-"""The seeded bootstrap behind the rating intervals and the likelihood of superiority.
+"""The seeded posterior behind the rating intervals and the likelihood of superiority.
 
-Games are grouped into resampling *units* (an opening pair, whose two results are
-correlated, or a lone game) and units into *strata* by the pairings they touch. Each
-resample draws, stratum by stratum, as many units as the stratum holds, with replacement:
-the schedule (who met whom, how often) stays fixed and only the results vary, so every
-resample is connected like the data. See :func:`referee.ratings.elo.compute_ratings`.
+Method: a Bayesian bootstrap (Rubin 1981) of each pairing's outcomes with a Jeffreys-like
+prior, pushed through the same Bradley-Terry fit as the point estimate.
+
+The data of a pairing (two bots that met) are its *units*: complete opening pairs (two
+games, colours swapped, worth 0, 0.5, 1, 1.5 or 2 points) and lone games (0, 0.5 or 1).
+Only the count of units in each of those eight outcome classes matters, so that is all
+that is kept: resampling costs the same for 40 games or 100,000. One posterior draw gives
+every class a weight from ``Dirichlet(kappa * count + prior)`` and the pairing a
+per-game score (weighted points over weighted games); the ratings of the draw are the
+Bradley-Terry fit of those scores with each pairing's real number of games. Percentiles
+of the draws are the intervals; the share of draws in which one bot is above another is
+the LOS.
+
+Why this and not the alternatives:
+
+- The old bootstrap resampled the games of each pairing, so a pairing won 40-0 resampled to
+  40-0 every time (intervals of width 0, LOS 100% from two games), and exact ties between
+  resamples were broken by rounding leftovers of the fit. Here the prior puts half a unit
+  on each extreme class (the pairing's worst and best outcome), so every draw has a score
+  strictly between 0 and 1, the fit is always finite, and draws are continuous (no ties).
+  For win/loss data this is exactly the Jeffreys posterior ``Beta(w + 1/2, l + 1/2)`` of the
+  score, whose credible intervals are known to have close to nominal frequentist coverage
+  even for small samples and perfect scores (Brown, Cai and DasGupta 2001). It is also what
+  one virtual draw per pairing (BayesElo's idea) does to a logistic likelihood.
+- A parametric posterior of the Bradley-Terry model (MCMC or Laplace) treats a draw as half a
+  win and half a loss and the two games of an opening pair as independent; real draws
+  carry less variance and paired games are correlated, so its intervals would be too wide
+  or too narrow depending on the draw rate and the openings. The Bayesian bootstrap reads
+  both from the data, like the game bootstrap did, and needs no sampler tuning.
+- A Dirichlet over ``m`` observed units understates the variance of a mean by the factor
+  ``(m - 1) / (m + 1)`` (the plug-in variance times ``1 / (m + 1)``), which matters for a
+  pairing of a few units. ``kappa = (m - 1) / m`` (fewer effective units) brings the
+  posterior variance of the mean back to the unbiased ``s^2 / m``; it is 1 in the limit.
+
+Orientation. A pairing's classes are drawn in a canonical orientation (the one whose count
+vector reads larger), so swapping the bots' names mirrors every draw exactly: the same 3-1
+gives the same LOS whichever name won.
+
+Units. A pair key counts as an opening pair only if it has exactly two games, both between
+the same two bots (the rule of :mod:`referee.ratings.pentanomial`); the games of any other
+key are counted as lone games.
 """
 
 from __future__ import annotations
@@ -16,84 +52,125 @@ from collections.abc import Hashable, Mapping, Sequence
 from referee.ratings.groups import GroupFitter
 from referee.ratings.model import GameResult
 
-__all__ = ["Strata", "Unit", "bootstrap_samples", "percentile_interval", "resampling_units", "unit_totals"]
+__all__ = [
+    "CLASS_GAMES",
+    "CLASS_POINTS",
+    "OutcomeCounts",
+    "outcome_counts",
+    "percentile_interval",
+    "posterior_samples",
+    "score_draw",
+    "totals",
+]
 
-# A resampling unit: its contribution (pairing index, points of the lower-indexed bot,
-# games) to each pairing it touches; normally a single game or pair of games of one pairing.
-Unit = tuple[tuple[int, float, float], ...]
-# Units keyed by the pairing indices they touch, in first-seen order.
-Strata = dict[tuple[int, ...], list[Unit]]
+# The eight outcome classes of a pairing, as points of its lower-indexed bot and games:
+# lone games scoring 0, 0.5, 1, then opening pairs scoring 0, 0.5, 1, 1.5, 2.
+CLASS_POINTS = (0.0, 0.5, 1.0, 0.0, 0.5, 1.0, 1.5, 2.0)
+CLASS_GAMES = (1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0, 2.0)
+_MIRROR = (2, 1, 0, 7, 6, 5, 4, 3)  # the class of the same unit seen from the other bot
+# A draw's per-game score is kept this far from 0 and 1 (a gamma variate of shape 1/2 can
+# underflow), which bounds a drawn gap at about 3,600 Elo.
+_EDGE = 1e-9
+
+# Newton's stopping rule for a draw, in nats (about 2e-5 Elo): far below the spread of draws.
+_DRAW_TOLERANCE = 1e-7
+
+# For each pairing (by index), how many units fell in each class.
+OutcomeCounts = list[list[int]]
 
 
-def resampling_units(
+def outcome_counts(
     games: Sequence[GameResult], index: Mapping[str, int], pairing_index: Mapping[tuple[int, int], int]
-) -> Strata:
-    """Group games into bootstrap units (an opening pair, or a lone game), then units into
-    strata by the pairings they touch. Grouping follows input order, so it is deterministic
-    even though pair keys need not be sortable."""
-    grouped: dict[Hashable, list[GameResult]] = {}
-    lone: list[list[GameResult]] = []
+) -> OutcomeCounts:
+    """Count each pairing's units by outcome class (see the module docstring).
+
+    Only counts are kept, so the cost of everything downstream depends on the number of
+    pairings, not of games.
+    """
+    counts = [[0] * len(CLASS_POINTS) for _ in pairing_index]
+    keyed: dict[Hashable, list[GameResult]] = {}
+    lone: list[GameResult] = []
     for game in games:
         if game.pair is None:
-            lone.append([game])
+            lone.append(game)
         else:
-            grouped.setdefault(game.pair, []).append(game)
-    strata: Strata = {}
-    for members in [*grouped.values(), *lone]:
-        totals: dict[int, list[float]] = {}
-        for game in members:
-            ia, ib = index[game.a], index[game.b]
-            k = pairing_index[(min(ia, ib), max(ia, ib))]
-            low_points = game.score_a if ia < ib else game.score_b
-            entry = totals.setdefault(k, [0.0, 0.0])
-            entry[0] += low_points
-            entry[1] += 1.0
-        unit = tuple((k, s, n) for k, (s, n) in sorted(totals.items()))
-        strata.setdefault(tuple(k for k, _, _ in unit), []).append(unit)
-    return strata
+            keyed.setdefault(game.pair, []).append(game)
+
+    def side(game: GameResult) -> tuple[int, float]:
+        ia, ib = index[game.a], index[game.b]
+        return pairing_index[(min(ia, ib), max(ia, ib))], game.score_a if ia < ib else game.score_b
+
+    for members in keyed.values():
+        if len(members) == 2 and {members[0].a, members[0].b} == {members[1].a, members[1].b}:
+            (k, first), (_, second) = side(members[0]), side(members[1])
+            counts[k][3 + round(2 * (first + second))] += 1
+        else:
+            lone.extend(members)
+    for game in lone:
+        k, points = side(game)
+        counts[k][round(2 * points)] += 1
+    return counts
 
 
-def _add_units(units: Sequence[Unit], points: list[float], games: list[float]) -> None:
-    """Add the contribution of each of ``units`` to the per-pairing totals, in place."""
-    for unit in units:
-        for k, s, n in unit:
-            points[k] += s
-            games[k] += n
-
-
-def unit_totals(strata: Strata, pairing_count: int) -> tuple[list[float], list[float]]:
-    """Points (of the lower-indexed bot) and games per pairing over all the data.
-
-    Summed from the units rather than from the games so the full-data fit sees exactly
-    the statistic a resample that drew every unit once would see.
-    """
-    points = [0.0] * pairing_count
-    games = [0.0] * pairing_count
-    for units in strata.values():
-        _add_units(units, points, games)
+def totals(counts: OutcomeCounts) -> tuple[list[float], list[float]]:
+    """Points (of the lower-indexed bot) and games per pairing over all the data."""
+    points = [float(sum(c * p for c, p in zip(row, CLASS_POINTS, strict=True))) for row in counts]
+    games = [float(sum(c * g for c, g in zip(row, CLASS_GAMES, strict=True))) for row in counts]
     return points, games
 
 
-def bootstrap_samples(
-    fitter: GroupFitter, strata: Strata, start: Sequence[float], resamples: int, seed: int
-) -> list[list[float]]:
-    """The Elo of every bot (outer index) in each of ``resamples`` resamples (inner index).
+def _prior(row: Sequence[int]) -> list[float]:
+    """Half a unit on the worst and on the best outcome of the pairing's main unit kind."""
+    prior = [0.0] * len(row)
+    if sum(row[3:]) >= sum(row[:3]):
+        prior[3] = prior[7] = 0.5
+    else:
+        prior[0] = prior[2] = 0.5
+    return prior
 
-    Strata are drawn in sorted order with one ``random.Random(seed)``, so the samples
-    depend only on the data, its order and the seed. Each resample is refitted
+
+def posterior_shapes(row: Sequence[int]) -> list[float]:
+    """The Dirichlet parameters of one pairing: ``kappa * count + prior`` per class."""
+    units = sum(row)
+    kappa = (units - 1) / units if units > 1 else 1.0
+    return [kappa * c + a for c, a in zip(row, _prior(row), strict=True)]
+
+
+def score_draw(row: Sequence[int], rng: random.Random) -> float:
+    """One posterior draw of the per-game score of the pairing's lower-indexed bot.
+
+    Drawn in the canonical orientation (module docstring) and mirrored back, so the draw
+    does not depend on which bot has the lower index.
+    """
+    mirrored = [row[m] for m in _MIRROR]
+    flip = mirrored > list(row)
+    shapes = posterior_shapes(mirrored if flip else row)
+    points = weight = 0.0
+    for shape, p, g in zip(shapes, CLASS_POINTS, CLASS_GAMES, strict=True):
+        if shape > 0:
+            x = rng.gammavariate(shape, 1.0)
+            points += x * p
+            weight += x * g
+    score = min(max(points / weight if weight > 0 else 0.5, _EDGE), 1.0 - _EDGE)
+    return 1.0 - score if flip else score
+
+
+def posterior_samples(
+    fitter: GroupFitter, counts: OutcomeCounts, start: Sequence[float], draws: int, seed: int
+) -> list[list[float]]:
+    """The Elo of every bot (outer index) in each of ``draws`` posterior draws (inner index).
+
+    One ``random.Random(seed)`` draws the pairings in index order (first played first), so
+    the samples depend only on the data, its order and the seed. Each draw is refitted
     warm-started from ``start`` (the full-data strengths in nats) and put on the same scale
     as the full-data fit. Nothing is drawn when no bot played a game.
     """
     samples: list[list[float]] = [[] for _ in range(fitter.size)]
     rng = random.Random(seed)
-    ordered = [strata[key] for key in sorted(strata)]
-    pairing_count = len(fitter.pairings)
-    for _ in range(resamples if fitter.components else 0):
-        points = [0.0] * pairing_count
-        games = [0.0] * pairing_count
-        for units in ordered:
-            _add_units(rng.choices(units, k=len(units)), points, games)
-        elo, _, _ = fitter.fit(points, games, start)
+    _, games = totals(counts)
+    for _ in range(draws if fitter.components else 0):
+        points = [score_draw(row, rng) * n for row, n in zip(counts, games, strict=True)]
+        elo, _, _ = fitter.fit(points, games, start, _DRAW_TOLERANCE)
         for k in range(fitter.size):
             samples[k].append(elo[k])
     return samples
@@ -109,11 +186,11 @@ def _quantile(sorted_values: Sequence[float], q: float) -> float:
 
 
 def percentile_interval(samples: Sequence[float], estimate: float, confidence: float) -> tuple[float, float]:
-    """Bootstrap percentile bounds at ``confidence``, widened to contain ``estimate``.
+    """Equal-tailed posterior bounds at ``confidence``, widened to contain ``estimate``.
 
-    The clamp keeps ``low <= estimate <= high`` (a skewed bootstrap distribution can put
-    the point estimate outside its own percentiles, which would read as nonsense in a
-    table); without samples the interval is the estimate itself.
+    The clamp keeps ``low <= estimate <= high`` (the posterior is skewed near perfect scores,
+    and a point estimate outside its own interval would read as nonsense in a table);
+    without samples the interval is the estimate itself.
     """
     if not samples:
         return estimate, estimate

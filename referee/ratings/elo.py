@@ -9,10 +9,12 @@ maximises the joint log-likelihood of all games at once,
 
 rather than chaining head-to-head results, so every game informs every rating of its
 connected group. Ratings are only defined up to a common shift; we fix it with an anchor
-bot or by making the mean zero. Uncertainty comes from a seeded bootstrap; opening
-*pairs* (two games on the same opening, colours swapped) are resampled as one unit
-because their two results are correlated. :func:`pentanomial` gives the per-pair view
-used for paired-opening matches (as in engine testing frameworks).
+bot or by making the mean zero. Uncertainty comes from seeded posterior draws of each
+pairing's outcome counts (a Bayesian bootstrap with a Jeffreys-like prior, see
+:mod:`referee.ratings.bootstrap`); opening *pairs* (two games on the same opening,
+colours swapped) are one unit because their two results are correlated.
+:func:`pentanomial` gives the per-pair view used for paired-opening matches (as in
+engine testing frameworks).
 
 Everything here is deterministic for a given input order and seed, and never raises for
 degenerate but legal data (no games, one bot, a bot that won everything, groups of bots
@@ -25,7 +27,7 @@ below it, each module importing only those further down:
 - :mod:`referee.ratings.fit`: the maximum-likelihood maths of one group of bots;
 - :mod:`referee.ratings.model`: :class:`GameResult` and the Elo scale helpers;
 - :mod:`referee.ratings.groups`: connected groups, fitted and put on the anchor scale;
-- :mod:`referee.ratings.bootstrap`: resampling units, resamples and percentile bounds;
+- :mod:`referee.ratings.bootstrap`: outcome counts, posterior draws and percentile bounds;
 - :mod:`referee.ratings.pentanomial`: paired-opening statistics.
 """
 
@@ -33,20 +35,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from referee.ratings.bootstrap import (
-    bootstrap_samples,
-    percentile_interval,
-    resampling_units,
-    unit_totals,
-)
-from referee.ratings.groups import GroupFitter
+from referee.ratings.bootstrap import outcome_counts, percentile_interval, posterior_samples, totals
+from referee.ratings.groups import Group, GroupFitter
 from referee.ratings.model import GameResult, elo_from_score, expected_score, los
 from referee.ratings.pentanomial import Pentanomial, pentanomial
 
 __all__ = [
     "GameResult",
+    "Gap",
     "Pentanomial",
     "Rating",
     "Ratings",
@@ -66,22 +64,31 @@ class Rating:
     """One bot's line in the leaderboard.
 
     ``elo`` is the maximum-likelihood rating on the scale fixed by the anchor (or mean
-    ``anchor_rating`` within its connected group). ``low``/``high`` are the bounds of the bootstrap percentile
-    interval at the requested confidence, clamped so ``low <= elo <= high``; ``error`` is
-    half its width, a symmetric summary for compact tables. ``score`` is in points (a draw
-    is half a point); ``wins + draws + losses == games``.
+    ``anchor_rating`` within its connected group). ``low``/``high`` are the equal-tailed
+    posterior bounds at the requested confidence (:mod:`referee.ratings.bootstrap`),
+    clamped so ``low <= elo <= high``; they need not be symmetric around ``elo``, and
+    ``error`` (half their width) is only a compact summary. ``bound`` is ``"lower"`` when
+    the bot won every game (its maximum-likelihood rating is infinite: ``elo`` is then the
+    regularised value and only ``low`` means something on its own), ``"upper"`` when it
+    lost every game, else ``None``. A bot that played no game has no rating: ``elo``,
+    ``low``, ``high``, ``error`` and ``group`` are ``None``. ``group`` numbers the connected
+    groups of bots linked by games (0 first, in leaderboard order); ratings of different
+    groups are not comparable. ``score`` is in points (a draw is half a point);
+    ``wins + draws + losses == games``.
     """
 
     name: str
-    elo: float
-    low: float
-    high: float
-    error: float
+    elo: float | None
+    low: float | None
+    high: float | None
+    error: float | None
     games: int
     score: float
     wins: int
     draws: int
     losses: int
+    group: int | None = None
+    bound: str | None = None
 
     @property
     def score_fraction(self) -> float:
@@ -90,21 +97,36 @@ class Rating:
 
 
 @dataclass(frozen=True)
+class Gap:
+    """The rating difference ``better - next`` of two neighbours of the leaderboard: the
+    estimate, its equal-tailed posterior interval and the likelihood of superiority (the
+    posterior probability that ``better`` is truly stronger)."""
+
+    elo: float
+    low: float
+    high: float
+    los: float
+
+
+@dataclass(frozen=True)
 class Ratings:
     """The whole leaderboard.
 
-    ``ratings`` is sorted best first (by ``elo`` descending, ties by name). ``los`` maps
-    ``(better, next)`` for neighbours in that order to the likelihood that ``better`` is
-    truly stronger, estimated as the share of bootstrap resamples in which it is rated
-    above ``next`` (ties count half). Neighbours that are not comparable (different
-    connected groups, or a bot without games) have no entry, nor does anything when the
-    bootstrap is disabled. ``anchor`` is the bot held at the anchor rating, if any.
+    ``ratings`` is sorted group by group (``Rating.group``: the anchor's group first, then
+    larger groups first), best first within a group (by ``elo`` descending, ties by name),
+    bots without games last (by name). ``los`` maps ``(better, next)`` for neighbours in
+    that order to the likelihood that ``better`` is truly stronger: the share of posterior
+    draws in which it is rated above ``next``; ``gaps`` holds the same pairs' rating
+    differences with their intervals. Neighbours that are not comparable (different
+    groups, or a bot without games) have no entry, nor does anything when no draws were
+    asked for. ``anchor`` is the bot held at the anchor rating, if any.
     """
 
     ratings: list[Rating]
     los: dict[tuple[str, str], float]
     warnings: list[str]
     anchor: str | None
+    gaps: dict[tuple[str, str], Gap] = field(default_factory=dict)
 
     def rating(self, name: str) -> Rating:
         """The rating of bot ``name``; ``KeyError`` if it is not in the leaderboard."""
@@ -148,16 +170,17 @@ def compute_ratings(
     maximum are not regularised, so e.g. two bots with score fraction ``s`` are exactly
     ``400 * log10(s / (1 - s))`` apart.
 
-    Intervals. ``bootstrap`` resamples are drawn with ``random.Random(seed)``: the games of
-    each pairing (each set of bots that met) are resampled with replacement, an opening
-    pair (games sharing a ``pair`` key) being one unit. Keeping the pairings fixed mirrors a
-    tournament whose schedule is fixed and whose results are random, and it keeps every
-    resample connected like the data. Each resample is refitted (with the virtual draws
-    exactly when that resample has no finite maximum) and put on the same scale
-    (anchor, or mean ``anchor_rating``), and ``low``/``high`` are the percentile bounds at ``confidence``, so
-    they describe each bot *relative to the anchor or the group mean* (the anchor's own
-    interval is a single point). With ``bootstrap=0`` the intervals collapse onto the
-    estimate and ``los`` is empty.
+    Intervals. ``bootstrap`` posterior draws are made with ``random.Random(seed)``
+    (:mod:`referee.ratings.bootstrap`): each pairing's outcome counts (opening pairs and
+    lone games by result) get Dirichlet weights with half a unit of prior on its worst and
+    best outcome, the draw's per-pairing scores are refitted with the pairings' real game
+    numbers and put on the same scale (anchor, or mean ``anchor_rating``), and
+    ``low``/``high`` are the equal-tailed bounds at ``confidence``. They describe each bot
+    *relative to the anchor or the group mean* (the anchor's own interval is a single
+    point), are never of width 0 for a bot that played (the prior sees to it, also for a
+    perfect score), and may be asymmetric. ``los`` and ``gaps`` compare neighbours draw by
+    draw, so the correlation of their ratings is kept. With ``bootstrap=0`` the intervals
+    collapse onto the estimate and ``los`` and ``gaps`` are empty.
     """
     if bootstrap < 0:
         raise ValueError(f"bootstrap must be 0 or more, got {bootstrap}")
@@ -170,14 +193,15 @@ def compute_ratings(
     anchor_index = index[anchor] if anchor is not None else None
 
     tally = _Tally.of(games, index)
-    strata = resampling_units(games, index, tally.pairing_index)
+    counts = outcome_counts(games, index, tally.pairing_index)
     fitter = GroupFitter(len(names), tally.pairings, anchor_index, anchor_rating)
-    elo, theta, used_prior = fitter.fit(*unit_totals(strata, len(tally.pairings)))
+    elo, theta, used_prior = fitter.fit(*totals(counts))
     warnings = _warnings(names, fitter, used_prior, tally)
-    samples = bootstrap_samples(fitter, strata, theta, bootstrap, seed)
-    ratings = _leaderboard(names, tally, elo, samples, confidence)
-    superiority = _neighbour_los(ratings, index, fitter, samples)
-    return Ratings(ratings=ratings, los=superiority, warnings=warnings, anchor=anchor)
+    samples = posterior_samples(fitter, counts, theta, bootstrap, seed)
+    ratings = _leaderboard(names, tally, fitter, elo, samples, confidence)
+    gaps = _neighbour_gaps(ratings, index, samples, confidence)
+    superiority = {key: gap.los for key, gap in gaps.items()}
+    return Ratings(ratings=ratings, los=superiority, warnings=warnings, anchor=anchor, gaps=gaps)
 
 
 # --------------------------------------------------------------------------- the steps
@@ -243,56 +267,106 @@ class _Tally:
         return self.wins[k] + self.draws[k] + self.losses[k]
 
 
+def _group_order(names: Sequence[str], fitter: GroupFitter, tally: _Tally) -> dict[int, int]:
+    """Leaderboard number of each bot's connected group: the anchor's group first, then
+    larger groups first (more bots, then more games), then by their first name."""
+
+    def key(component: Group) -> tuple[bool, int, int, str]:
+        games = sum(tally.games(m) for m in component.members)
+        return (
+            fitter.anchor not in component.members,
+            -len(component.members),
+            -games,
+            min(names[m] for m in component.members),
+        )
+
+    ordered = sorted(fitter.components, key=key)
+    return {m: g for g, component in enumerate(ordered) for m in component.members}
+
+
+def _rating(
+    name: str,
+    k: int,
+    tally: _Tally,
+    elo: float | None,
+    low: float | None,
+    high: float | None,
+    group: int | None,
+    bound: str | None,
+) -> Rating:
+    return Rating(
+        name=name,
+        elo=elo,
+        low=low,
+        high=high,
+        error=None if low is None or high is None else (high - low) / 2.0,
+        games=tally.games(k),
+        score=tally.points[k],
+        wins=tally.wins[k],
+        draws=tally.draws[k],
+        losses=tally.losses[k],
+        group=group,
+        bound=bound,
+    )
+
+
 def _leaderboard(
     names: Sequence[str],
     tally: _Tally,
+    fitter: GroupFitter,
     elo: Sequence[float],
     samples: Sequence[Sequence[float]],
     confidence: float,
 ) -> list[Rating]:
-    """One :class:`Rating` per bot, best first (ties by name, so the order is total)."""
+    """One :class:`Rating` per bot, group by group and best first within a group (ties by
+    name, so the order is total); bots without games last, unrated."""
+    group_of = _group_order(names, fitter, tally)
     ratings = []
     for k, name in enumerate(names):
+        if k not in group_of:
+            ratings.append(_rating(name, k, tally, None, None, None, None, None))
+            continue
         low, high = percentile_interval(samples[k], elo[k], confidence)
-        ratings.append(
-            Rating(
-                name=name,
-                elo=elo[k],
-                low=low,
-                high=high,
-                error=(high - low) / 2.0,
-                games=tally.games(k),
-                score=tally.points[k],
-                wins=tally.wins[k],
-                draws=tally.draws[k],
-                losses=tally.losses[k],
-            )
-        )
-    ratings.sort(key=lambda r: (-r.elo, r.name))
+        bound = None
+        if tally.wins[k] == tally.games(k):
+            bound = "lower"
+        elif tally.losses[k] == tally.games(k):
+            bound = "upper"
+        ratings.append(_rating(name, k, tally, elo[k], low, high, group_of[k], bound))
+
+    def order(r: Rating) -> tuple[int, float, str]:
+        if r.group is None or r.elo is None:
+            return (len(fitter.components), 0.0, r.name)
+        return (r.group, -r.elo, r.name)
+
+    ratings.sort(key=order)
     return ratings
 
 
-def _neighbour_los(
-    ratings: Sequence[Rating], index: dict[str, int], fitter: GroupFitter, samples: Sequence[Sequence[float]]
-) -> dict[tuple[str, str], float]:
-    """Likelihood of superiority of each leaderboard line over the next, from the bootstrap.
+def _neighbour_gaps(
+    ratings: Sequence[Rating], index: dict[str, int], samples: Sequence[Sequence[float]], confidence: float
+) -> dict[tuple[str, str], Gap]:
+    """Rating difference and likelihood of superiority of each leaderboard line over the
+    next, from the posterior draws.
 
     Only neighbours a reader would compare get an entry, and only when they are comparable:
-    both in the same connected group (a bot without games is in none), with samples. The
-    two bots' samples come from the same resamples, so comparing them pairwise keeps the
-    correlation between their ratings.
+    both in the same connected group (a bot without games is in none), with draws. The two
+    bots' values come from the same draws, so comparing them draw by draw keeps the
+    correlation between their ratings. Draws are continuous, so exact ties (counted half)
+    only happen when both bots are pinned (an anchor and a bot that is tied to it).
     """
-    group_of = {m: g for g, c in enumerate(fitter.components) for m in c.members}
-    superiority: dict[tuple[str, str], float] = {}
+    gaps: dict[tuple[str, str], Gap] = {}
     for better, nxt in itertools.pairwise(ratings):
         i, j = index[better.name], index[nxt.name]
-        if i not in group_of or group_of.get(i) != group_of.get(j) or not samples[i]:
+        if better.group is None or better.group != nxt.group or not samples[i]:
             continue
-        ahead = sum(
-            1.0 if x > y else 0.5 if x == y else 0.0 for x, y in zip(samples[i], samples[j], strict=True)
-        )
-        superiority[(better.name, nxt.name)] = ahead / len(samples[i])
-    return superiority
+        assert better.elo is not None and nxt.elo is not None
+        diffs = [x - y for x, y in zip(samples[i], samples[j], strict=True)]
+        ahead = sum(1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in diffs)
+        estimate = better.elo - nxt.elo
+        low, high = percentile_interval(diffs, estimate, confidence)
+        gaps[(better.name, nxt.name)] = Gap(estimate, low, high, ahead / len(diffs))
+    return gaps
 
 
 def _fmt_group(names: Sequence[str]) -> str:
@@ -314,7 +388,7 @@ def _warnings(
         )
     for k, name in enumerate(names):
         if tally.games(k) == 0:
-            warnings.append(f"bot {name} played no games: its rating means nothing")
+            warnings.append(f"bot {name} played no games: it has no rating")
     wins, draws, losses = tally.wins, tally.draws, tally.losses
     for component, prior in zip(fitter.components, used_prior, strict=True):
         if not prior:

@@ -155,7 +155,9 @@ def _newton_system(theta: Sequence[float], pairs: PairList) -> tuple[list[float]
     return grad, info
 
 
-def fit_strengths(size: int, pairs: PairList, start: Sequence[float] | None = None) -> list[float]:
+def fit_strengths(
+    size: int, pairs: PairList, start: Sequence[float] | None = None, tolerance: float = _TOLERANCE
+) -> list[float]:
     """Maximum-likelihood strengths of one connected group, mean zero, in nats.
 
     Damped Newton on the concave log-likelihood with the last bot's strength held at 0
@@ -163,7 +165,8 @@ def fit_strengths(size: int, pairs: PairList, start: Sequence[float] | None = No
     :func:`_newton_system` for the step. Callers guarantee the group is strongly connected
     (see :func:`strongly_connected`), so the maximum is finite and unique and the
     step-halving line search makes convergence global; from a good start (the bootstrap
-    warm-starts from the full-data fit) it takes a handful of quadratic steps.
+    warm-starts from the full-data fit) it takes a handful of quadratic steps. It stops
+    when no strength moves by more than ``tolerance`` nats.
     """
     if size == 1:
         return [0.0]
@@ -183,7 +186,7 @@ def fit_strengths(size: int, pairs: PairList, start: Sequence[float] | None = No
                 break
             scale *= 0.5
         theta, current = trial, value
-        if max(abs(scale * x) for x in step) < _TOLERANCE:
+        if max(abs(scale * x) for x in step) < tolerance:
             break
     mean = sum(theta) / size
     return [t - mean for t in theta]

@@ -75,10 +75,15 @@ class GroupFitter:
                 self.local[member] = position
 
     def fit(
-        self, points: Sequence[float], games: Sequence[float], start: Sequence[float] | None = None
+        self,
+        points: Sequence[float],
+        games: Sequence[float],
+        start: Sequence[float] | None = None,
+        tolerance: float = 1e-10,
     ) -> tuple[list[float], list[float], list[bool]]:
         """Ratings in Elo (index = bot), strengths in nats (for warm starts), and for each
-        component whether the prior had to be added. Bots without games get the centre."""
+        component whether the prior had to be added. Bots without games get the centre.
+        ``tolerance`` is the Newton stopping rule of :func:`fit_strengths`, in nats."""
         elo = [self.anchor_rating] * self.size  # the centre of the scale
         theta = [0.0] * self.size
         used_prior: list[bool] = []
@@ -93,7 +98,7 @@ class GroupFitter:
                 local = with_prior(local)
             used_prior.append(needs_prior)
             guess = [start[m] for m in component.members] if start is not None else None
-            fitted = fit_strengths(size, local, guess)
+            fitted = fit_strengths(size, local, guess, tolerance)
             shift = self.anchor_rating  # a group without the anchor is centred on it
             if self.anchor is not None and self.anchor in component.members:
                 shift = self.anchor_rating - fitted[self.local[self.anchor]] * ELO_PER_NAT

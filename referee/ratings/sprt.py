@@ -222,6 +222,63 @@ class SprtStatus:
         towards the lower bound)."""
         return self.llr / self.upper if self.llr >= 0 else self.llr / self.lower
 
+    def to_json(self) -> dict[str, object]:
+        """The ``"sprt"`` object of ``standings.json`` (docs/records.md)."""
+        return {
+            "model": self.test.model.value,
+            "elo0": self.test.elo0,
+            "elo1": self.test.elo1,
+            "alpha": self.test.alpha,
+            "beta": self.test.beta,
+            "lower": round(self.lower, 4),
+            "upper": round(self.upper, 4),
+            "llr": round(self.llr, 4),
+            "pentanomial": list(self.counts),
+            "pairs": self.pairs,
+            "games": 2 * self.pairs,
+            "decision": None if self.decision is None else self.decision.value,
+        }
+
+    def line(self, wdl: tuple[int, int, int]) -> str:
+        """One line of live output, as fastchess prints it: games, the candidate's W-D-L
+        (``wdl``: the pentanomial counts cannot tell DD from WL), the pentanomial counts,
+        Elo and nElo with their intervals, the LLR, how far it has gone, the bounds."""
+        ll, ld, mid, wd, ww = self.counts
+        logistic, normalized = pair_estimates(self.counts)
+        return (
+            f"games {2 * self.pairs} ({self.pairs} pairs), W-D-L {wdl[0]}-{wdl[1]}-{wdl[2]}, "
+            f"penta [{ll}, {ld}, {mid}, {wd}, {ww}]; "
+            f"Elo {_signed(logistic.elo)} [{_signed(logistic.low)}, {_signed(logistic.high)}], "
+            f"nElo {_signed(normalized.elo)} [{_signed(normalized.low)}, {_signed(normalized.high)}]; "
+            f"LLR {self.llr:.2f} ({100 * self.progress:.1f}%), bounds [{self.lower:.2f}, {self.upper:.2f}], "
+            f"[elo0, elo1] = [{self.test.elo0:g}, {self.test.elo1:g}] ({self.test.model.value})"
+        )
+
+    def words(self, capped: bool = False) -> str:
+        """The outcome in words."""
+        t = self.test
+        unit = "normalized Elo" if t.model is Model.NORMALIZED else "Elo"
+        if self.decision is Decision.H1:
+            return (
+                f"H1 accepted: the candidate is stronger by at least {t.elo0:g} {unit} "
+                f"(LLR {self.llr:.2f} >= {self.upper:.2f}; error rates alpha {t.alpha:g}, beta {t.beta:g})"
+            )
+        if self.decision is Decision.H0:
+            return (
+                f"H0 accepted: the candidate is not stronger by {t.elo1:g} {unit} or more "
+                f"(LLR {self.llr:.2f} <= {self.lower:.2f}; error rates alpha {t.alpha:g}, beta {t.beta:g})"
+            )
+        if capped:
+            return (
+                f"inconclusive: the game limit was reached with LLR {self.llr:.2f} "
+                f"inside ({self.lower:.2f}, {self.upper:.2f})"
+            )
+        return f"undecided so far: LLR {self.llr:.2f} inside ({self.lower:.2f}, {self.upper:.2f})"
+
+
+def _signed(x: float | None) -> str:
+    return "?" if x is None or not math.isfinite(x) else f"{x:+.1f}"
+
 
 @dataclass(frozen=True)
 class EloEstimate:

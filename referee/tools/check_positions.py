@@ -1,9 +1,12 @@
 """The ``illegal-play`` check of ``vastuz check``, and the positions it plays.
 
-:func:`illegal_cases` finds, with the rules engine, one position for each kind of illegal
-turn (an occupied point, a merge, a missing steal). The check sets each up on the bot,
-sends the illegal ``play``, and expects a ``?`` that changes nothing: the bot's
-``showboard`` (if it has one) stays the same, and legal plays after it are accepted.
+:func:`illegal_cases` finds, with the rules engine, one position for each kind of bad
+turn: an occupied point, a merge, a missing steal, malformed notation (a placement with a
+stray comma), an extra steal after a complete turn, and a steal onto an occupied point.
+The check sets each up on the bot, sends the bad ``play``, and expects a ``?`` that
+changes nothing: the bot's ``showboard`` (if it has one) stays the same, and legal plays
+after it are accepted. A bot that reads only as much of a turn as it needs, or trusts the
+notation, accepts some of these; the referee never would.
 """
 
 from __future__ import annotations
@@ -32,10 +35,13 @@ class IllegalCase:
     follow: tuple[str, ...]
 
 
+KINDS = ("occupied", "merge", "steal", "malformed", "extra-steal", "steal-occupied")
+"""The kinds of bad turn, in the order the check sends them."""
+
+
 def illegal_cases(size: int, seed: int = 0, tries: int = 300) -> list[IllegalCase]:
-    """One case of each kind (an occupied point, a merge, a missing steal) found by random
-    play with the engine; a kind the board size never produces is left out. Deterministic
-    for a given size and seed."""
+    """One case of each kind in :data:`KINDS` found by random play with the engine; a kind
+    the board size never produces is left out. Deterministic for a given size and seed."""
     rng = random.Random(seed)
     found: dict[str, IllegalCase] = {}
 
@@ -56,9 +62,18 @@ def illegal_cases(size: int, seed: int = 0, tries: int = 300) -> list[IllegalCas
             pos = pos.play(turn)
         return tuple(turns)
 
+    def add(
+        kind: str, label: str, pos: Position, played: list[str], turn: str, after: str | None = None
+    ) -> bool:
+        reason = illegal_reason(pos, turn)
+        if reason is None or kind in found:
+            return False
+        found[kind] = IllegalCase(label, black, white, tuple(played), turn, reason, follow(pos, after))
+        return True
+
     points = list(iter_points(size))
     for _ in range(tries):
-        if len(found) == 3:
+        if len(found) == len(KINDS):
             break
         black, white = rng.sample(points, 2)
         pos = Position.new(size).setup(black, white)
@@ -66,38 +81,40 @@ def illegal_cases(size: int, seed: int = 0, tries: int = 300) -> list[IllegalCas
         if reason is not None and "occupied" not in found:
             found["occupied"] = IllegalCase("an occupied point", black, white, (), white, reason, follow(pos))
         played: list[str] = []
-        while not pos.is_over and len(found) < 3:
+        while not pos.is_over and len(found) < len(KINDS):
             occupied = set(pos.stones(Color.BLACK)) | set(pos.stones(Color.WHITE))
             legal = set(pos.legal_placements())
             if "merge" not in found:
                 for point in points:
                     if point not in legal and point not in occupied:
-                        reason = illegal_reason(pos, point)
-                        if reason is not None:
-                            found["merge"] = IllegalCase(
-                                "a merge", black, white, tuple(played), point, reason, follow(pos)
-                            )
+                        add("merge", "a merge", pos, played, point)
                         break
-            if "steal" not in found:
-                for turn in pos.legal_turns():
-                    if "," in turn:
-                        short = turn.rsplit(",", 1)[0]
-                        reason = illegal_reason(pos, short)
-                        if reason is not None:
-                            found["steal"] = IllegalCase(
-                                "a missing steal",
-                                black,
-                                white,
-                                tuple(played),
-                                short,
-                                reason,
-                                follow(pos, turn),
-                            )
-                        break
+            turns = pos.legal_turns()
+            complete = [t for t in turns if t != "pass" and "," not in t]
+            if complete and "malformed" not in found:
+                add("malformed", "malformed notation", pos, played, f"{complete[0]},")
+            enemy = sorted(pos.stones(pos.to_move.opponent))
+            if complete and enemy and "extra-steal" not in found:
+                empty = [p for p in points if p not in occupied and p != complete[0]]
+                if empty:
+                    add("extra-steal", "an extra steal", pos, played, f"{complete[0]},{enemy[0]}>{empty[0]}")
+            for turn in turns:
+                if "," not in turn:
+                    continue
+                if "steal" not in found:
+                    add("steal", "a missing steal", pos, played, turn.rsplit(",", 1)[0], turn)
+                if "steal-occupied" not in found:
+                    head, last = turn.rsplit(",", 1)
+                    source, target = last.split(">")
+                    for point in sorted(occupied - {target, source}):
+                        if add("steal-occupied", "a steal onto an occupied point", pos, played,
+                               f"{head},{source}>{point}", turn):  # fmt: skip
+                            break
+                break
             turn = pos.random_turn(rng)
             played.append(turn)
             pos = pos.play(turn)
-    return [found[k] for k in ("occupied", "merge", "steal") if k in found]
+    return [found[k] for k in KINDS if k in found]
 
 
 async def _play_along(

@@ -1,54 +1,108 @@
-"""``vastuz show``: a recorded game replayed with the rules engine, as text diagrams."""
+"""``vastuz show``: a recorded game replayed with the rules engine, as text diagrams.
+
+Everything a bot supplied (its name and version, what it answered, hence the reason and
+notes) passes through :func:`referee.text.printable` before it reaches the terminal.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from referee.engine import Position
 from referee.play.records import GameRecord
+from referee.text import printable
 from referee.tournament.results import ResultsFile
 
 
-def load_record(path: Path, game: str) -> GameRecord:
-    """A record from a ``.json`` file, or game ``game`` (number or id) of a ``.jsonl`` file."""
+@dataclass(frozen=True)
+class ShownGame:
+    """The record chosen, its number in the file (from 1) and how many the file holds."""
+
+    record: GameRecord
+    number: int
+    total: int
+
+
+def load_game(path: Path, game: str | None = None) -> ShownGame:
+    """A record from a ``.json`` file, or game ``game`` (number or id; default the first)
+    of a ``.jsonl`` file. ``ValueError`` says what is wrong, without repeating the path
+    (the caller names the file)."""
     if not path.is_file():
-        raise ValueError("no such file")
+        raise ValueError(
+            "no such file" if not path.exists() else "not a file (expected a .jsonl or .json record)"
+        )
     if path.suffix == ".json":
-        return GameRecord.from_json(path.read_text(encoding="utf-8"))
+        return ShownGame(GameRecord.from_json(path.read_text(encoding="utf-8")), 1, 1)
     records = ResultsFile(path).load().records
-    for record in records:
-        if record.game_id == game:
-            return record
-    if game.isdigit() and 1 <= int(game) <= len(records):
-        return records[int(game) - 1]
-    raise ValueError(f"{path}: no game {game!r} (the file holds {len(records)} game(s))")
+    if not records:
+        raise ValueError("no game records in this file")
+    wanted = "1" if game is None else game
+    for number, record in enumerate(records, start=1):
+        if record.game_id == wanted:
+            return ShownGame(record, number, len(records))
+    if wanted.isdigit() and 1 <= int(wanted) <= len(records):
+        return ShownGame(records[int(wanted) - 1], int(wanted), len(records))
+    raise ValueError(
+        f"no game {printable(wanted)!r}: the file holds {len(records)} game(s); give a number from 1 "
+        f"to {len(records)} or a game id such as {printable(records[0].game_id)!r}"
+    )
+
+
+def load_record(path: Path, game: str = "1") -> GameRecord:
+    """The record :func:`load_game` finds."""
+    return load_game(path, game).record
+
+
+def time_control_text(tc: Mapping[str, Any]) -> str:
+    """A record's ``time_control`` in words: ``1 s per move (margin 0.2 s)`` or
+    ``Fischer 60 s + 0.5 s per move (margin 0.2 s)``."""
+
+    def seconds(key: str) -> str:
+        value = tc.get(key)
+        return f"{value:g} s" if isinstance(value, (int, float)) else "? s"
+
+    margin = f" (margin {seconds('margin')})" if "margin" in tc else ""
+    if tc.get("kind") == "per_move" or ("per_move" in tc and "main" not in tc):
+        return f"{seconds('per_move')} per move{margin}"
+    if tc.get("kind") == "fischer" or "main" in tc:
+        increment = f" + {seconds('increment')} per move" if tc.get("increment") else ""
+        return f"Fischer {seconds('main')} per game{increment}{margin}"
+    return printable(", ".join(f"{k} {v}" for k, v in tc.items())) or "unknown"
 
 
 def render_game(record: GameRecord) -> str:
     """The game as text: header, the board after the setup and after each turn, the result."""
-    out = [f"game {record.game_id}: size {record.size}, opening {record.opening}, time {record.time_control}"]
+    p = printable
+    out = [
+        f"game {p(record.game_id)}: size {record.size}, opening {p(record.opening)}, "
+        f"time {time_control_text(record.time_control)}"
+    ]
     for seat, bot in enumerate(record.bots):
         colour = "black" if record.black == seat else "white" if record.white == seat else "-"
         out.append(
-            f"  seat {seat} {bot.label} ({colour}): {bot.name or '?'} {bot.version or ''} [{bot.command}]"
+            f"  seat {seat} {p(bot.label)} ({colour}): {p(bot.name or '?')} {p(bot.version or '')} "
+            f"[{p(bot.command)}]"
         )
     pos = Position.new(record.size)
     if record.setup is not None:
-        who = "the referee" if record.setup.by is None else record.label_of(record.setup.by)
-        out.append(f"setup by {who}: black {record.setup.black}, white {record.setup.white}")
+        who = "the referee" if record.setup.by is None else p(record.label_of(record.setup.by))
+        out.append(f"setup by {who}: black {p(record.setup.black)}, white {p(record.setup.white)}")
         pos = pos.setup(record.setup.black, record.setup.white)
         out.append(pos.diagram())
     if record.choice is not None:
-        out.append(f"{record.label_of(record.choice.by)} chose {record.choice.color.value}")
+        out.append(f"{p(record.label_of(record.choice.by))} chose {record.choice.color.value}")
     for turn in record.turns:
         pos = pos.play(turn.turn)
         timing = "opening" if turn.opening else f"{turn.seconds:.3f} s" if turn.seconds is not None else ""
         if turn.left is not None:
             timing += f", {turn.left:.1f} s left"
-        out.append(f"{turn.number}. {turn.color.value} {turn.turn} ({timing})")
+        out.append(f"{turn.number}. {turn.color.value} {p(turn.turn)} ({timing})")
         out.append(pos.diagram())
-    out.append(f"result: {record.result} ({record.termination.value}): {record.reason}")
+    out.append(f"result: {p(record.result)} ({record.termination.value}): {p(record.reason)}")
     if record.score is not None:
         out.append(f"score: black {record.score[0]:g}, white {record.score[1]:g}")
-    out.extend(f"note: {note}" for note in record.notes)
+    out.extend(f"note: {p(note)}" for note in record.notes)
     return "\n".join(out)

@@ -29,12 +29,16 @@ from pathlib import Path
 from types import MappingProxyType
 
 from referee.play.spec import Opening, OpeningKind, TimeControl
+from referee.ratings.sprt import Sprt
 
 MIN_BOARD_SIZE = 2
 MAX_BOARD_SIZE = 13
 DEFAULT_BOARD_SIZE = 7
 DEFAULT_GAMES_PER_PAIR = 2
+DEFAULT_SPRT_MAX_GAMES = 100_000
 DEFAULT_RANDOM_SEED = 0
+DEFAULT_LOG_MAX_PER_GAME = 1 << 20
+DEFAULT_LOG_MAX_PER_BOT = 100 << 20
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]+")
 """Tournament and bot names become parts of file names and game ids, hence this set."""
@@ -46,6 +50,7 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]+")
 class ScheduleKind(str, enum.Enum):
     ROUND_ROBIN = "round_robin"
     GAUNTLET = "gauntlet"
+    SPRT = "sprt"
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,10 @@ class ScheduleSpec:
     games_per_pair: int = DEFAULT_GAMES_PER_PAIR
     rounds: int = 1
     challengers: tuple[str, ...] = ()
+    sprt: Sprt | None = None
+    """``sprt``: the test (the first bot listed is the candidate, the second the baseline);
+    ``max_games`` caps it."""
+    max_games: int = DEFAULT_SPRT_MAX_GAMES
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,17 @@ class EloSpec:
 
     anchor: str | None = None
     anchor_rating: float = 0.0
+
+
+@dataclass(frozen=True)
+class LogSpec:
+    """The ``logs`` key: caps on the bots' log files (stderr and transcripts). Each file
+    (one per game, bot and kind) holds at most ``max_per_game`` bytes, and all the files of
+    one bot together at most ``max_per_bot`` over the whole run, resumes each counting
+    afresh; past a cap, output is dropped with a note."""
+
+    max_per_game: int = DEFAULT_LOG_MAX_PER_GAME
+    max_per_bot: int = DEFAULT_LOG_MAX_PER_BOT
 
 
 @dataclass(frozen=True)
@@ -106,6 +126,7 @@ class TournamentConfig:
     elo: EloSpec
     bots: tuple[BotSpec, ...]
     source: Path
+    logs: LogSpec = field(default_factory=LogSpec)
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -126,8 +147,8 @@ class TournamentConfig:
         resolved openings; the schedule kind, challengers and games per pair (they decide
         which opening and colours each game slot has). Left out on purpose: ``rounds`` (so a
         finished tournament can be extended with more rounds), ``concurrency``, ``output``,
-        ``name`` and ``elo`` (they change how results are produced or shown, not the games).
-        """
+        ``name``, ``elo`` and ``logs`` (they change how results are produced or shown, not the
+        games)."""
         return {
             "board_size": self.board_size,
             "time_control": {"kind": self.time_control.kind.value, **self.time_control.as_dict()},
@@ -139,6 +160,20 @@ class TournamentConfig:
                 "kind": self.schedule.kind.value,
                 "games_per_pair": self.schedule.games_per_pair,
                 "challengers": list(self.schedule.challengers),
+                **(
+                    {}
+                    if self.schedule.sprt is None
+                    else {
+                        "sprt": {
+                            "elo0": self.schedule.sprt.elo0,
+                            "elo1": self.schedule.sprt.elo1,
+                            "alpha": self.schedule.sprt.alpha,
+                            "beta": self.schedule.sprt.beta,
+                            "model": self.schedule.sprt.model.value,
+                            "max_games": self.schedule.max_games,
+                        }
+                    }
+                ),
             },
             "bots": [
                 {

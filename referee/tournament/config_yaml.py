@@ -12,6 +12,7 @@ process and needs no trio.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
 import os
@@ -27,15 +28,18 @@ import yaml
 from referee.errors import ConfigError
 from referee.play.programs import program_problem
 from referee.play.spec import DEFAULT_MARGIN, OpeningKind, TimeControl
+from referee.ratings.sprt import Model, Sprt
 from referee.tournament.config import (
     DEFAULT_BOARD_SIZE,
     DEFAULT_GAMES_PER_PAIR,
     DEFAULT_RANDOM_SEED,
+    DEFAULT_SPRT_MAX_GAMES,
     MAX_BOARD_SIZE,
     MIN_BOARD_SIZE,
     NAME_PATTERN,
     BotSpec,
     EloSpec,
+    LogSpec,
     OpeningSpec,
     ScheduleKind,
     ScheduleSpec,
@@ -44,6 +48,21 @@ from referee.tournament.config import (
 from referee.tournament.openings import random_openings, read_book
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# Limits: a config is written by a person, so anything past these is a mistake or an
+# attack (a YAML alias bomb), and is refused before it costs memory or time.
+MAX_YAML_NODES = 100_000
+"""Values in the file once aliases are expanded (``*name`` repeats the value it names)."""
+MAX_YAML_DEPTH = 50
+"""How deeply lists and mappings may nest."""
+MAX_NAME_LENGTH = 64
+"""Tournament and bot names: they become parts of file names and game ids."""
+MAX_SCHEDULE_GAMES = 1_000_000
+"""Games in a schedule: rounds x games_per_pair x pairings."""
+MAX_RANDOM_OPENINGS = 100_000
+"""Random openings (``opening.random.count``); they are generated before the first game."""
+SHOWN_VALUE = 60
+"""Characters of a value an error message quotes."""
 
 
 # --------------------------------------------------------------------------- entry points
@@ -87,6 +106,12 @@ def parse_yaml(text: str, *, file: str) -> object:
         raise ConfigError(f"invalid YAML: {problem}{column}", file=file, key=key) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"invalid YAML: {exc}", file=file) from None
+    except RecursionError:
+        raise ConfigError(
+            f"the file nests lists or mappings too deeply (at most {MAX_YAML_DEPTH} levels)", file=file
+        ) from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise ConfigError(f"invalid value: {_clip(str(exc))}", file=file) from None
 
 
 def parse_config(
@@ -107,7 +132,41 @@ def parse_config(
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that rejects a key written twice in one mapping."""
+    """SafeLoader that rejects a key written twice in one mapping, a document that nests
+    deeper than :data:`MAX_YAML_DEPTH`, and one that aliases expand to more than
+    :data:`MAX_YAML_NODES` values (a "billion laughs" bomb is a few lines that stand for
+    billions of values: anything that walks or prints them would never finish)."""
+
+    _depth = 0
+
+    def get_single_node(self) -> yaml.Node | None:
+        node = super().get_single_node()
+        if node is not None:
+            _check_size(node)
+        return node
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        # The composer recurses once per level: stop at a sane depth with the line, long
+        # before Python's recursion limit would.
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                line = self.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
+                raise ConfigError(
+                    f"lists or mappings nest more than {MAX_YAML_DEPTH} levels deep", key=f"line {line}"
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:  # more digits than Python converts (sys.int_info.str_digits_check_threshold)
+            raise ConfigError(
+                f"a number of {len(node.value):,} digits; no setting needs one that large",
+                key=f"line {node.start_mark.line + 1}",
+            ) from None
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[object, int] = {}
@@ -120,10 +179,48 @@ class _StrictLoader(yaml.SafeLoader):
             line = key_node.start_mark.line + 1
             if first is not None:
                 raise ConfigError(
-                    f"duplicate key {key!r} (first written on line {first})", key=f"line {line}"
+                    f"duplicate key {_short_repr(key)} (first written on line {first})", key=f"line {line}"
                 )
             seen[key] = line
         return super().construct_mapping(node, deep=deep)
+
+
+def _check_size(root: yaml.Node) -> None:
+    """Count the values under ``root`` as if every alias were written out, and measure the
+    nesting, without expanding anything: each node's expanded size is computed once
+    (aliases share node objects) in a loop, not by recursion."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, children_done = stack.pop()
+        if id(node) in sizes and not children_done:
+            continue
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        if depth > MAX_YAML_DEPTH:
+            line = node.start_mark.line + 1
+            raise ConfigError(
+                f"lists or mappings nest more than {MAX_YAML_DEPTH} levels deep", key=f"line {line}"
+            )
+        if children_done:
+            size = 1 + sum(sizes[id(child)] for child in children)
+            if size > MAX_YAML_NODES:
+                line = node.start_mark.line + 1
+                raise ConfigError(
+                    f"with its aliases (*name) expanded, this value holds more than {MAX_YAML_NODES:,} "
+                    "values; a config needs nowhere near that many (a YAML alias bomb?)",
+                    key=f"line {line}",
+                )
+            sizes[id(node)] = size
+            continue
+        stack.append((node, depth, True))
+        stack.extend((child, depth + 1, False) for child in children if id(child) not in sizes)
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
 
 
 # --------------------------------------------------------------------------- validation
@@ -139,23 +236,78 @@ _TOP_KEYS = (
     "output",
     "elo",
     "bots",
+    "logs",
 )
 _TIME_KEYS = ("per_move", "main", "increment", "margin")
 _SCHEDULE_KEYS = ("kind", "games_per_pair", "rounds", "challengers")
+_SPRT_KEYS = ("kind", "elo0", "elo1", "alpha", "beta", "model", "max_games")
+_LOG_KEYS = ("max_per_game", "max_per_bot")
 _ELO_KEYS = ("anchor", "anchor_rating")
 _BOT_KEYS = ("name", "command", "cwd", "env")
 _RANDOM_KEYS = ("count", "seed", "turns")
 _OPENING_FORMS = "'pie', 'empty', {book: FILE} or {random: {count: N, seed: S}}"
 
 
+def _short_repr(value: object, limit: int = SHOWN_VALUE) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, without building the whole text:
+    a value may be huge (aliases), and a repr of it would be too."""
+    out: list[str] = []
+    used = 0
+    stack: list[object] = [value]
+    while stack and used <= limit:
+        item = stack.pop()
+        if isinstance(item, _Text):
+            piece = item.text
+        elif isinstance(item, dict):
+            parts: list[object] = [_Text("{")]
+            for i, (k, v) in enumerate(item.items()):
+                if i:
+                    parts.append(_Text(", "))
+                parts.extend((k, _Text(": "), v))
+                if i > limit:
+                    break
+            parts.append(_Text("}"))
+            stack.extend(reversed(parts))
+            continue
+        elif isinstance(item, (list, tuple)):
+            parts = [_Text("[")]
+            for i, v in enumerate(item):
+                if i:
+                    parts.append(_Text(", "))
+                parts.append(v)
+                if i > limit:
+                    break
+            parts.append(_Text("]"))
+            stack.extend(reversed(parts))
+            continue
+        elif isinstance(item, str):
+            piece = repr(item[: limit + 1])
+        else:
+            piece = repr(item)[: limit + 1]
+        out.append(piece)
+        used += len(piece)
+    text = "".join(out)
+    return text if len(text) <= limit and not stack else text[: limit - 3] + "..."
+
+
+class _Text:
+    """A piece of punctuation in :func:`_short_repr`'s output, not a value to repr."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _clip(text: str, limit: int = SHOWN_VALUE) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _describe(value: object) -> str:
     """``'abc' (str)``, ``3.5 (float)``, ``nothing (null)``: what the user actually wrote."""
     if value is None:
         return "nothing (null)"
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{text} ({type(value).__name__})"
+    return f"{_short_repr(value)} ({type(value).__name__})"
 
 
 def _join(path: str, key: str) -> str:
@@ -225,7 +377,13 @@ class _Parser:
             self.fail(
                 path,
                 "expected a name made of letters, digits, '_', '.' and '-' "
-                f"(it is used in file names), got {text!r}",
+                f"(it is used in file names), got {_short_repr(text)}",
+            )
+        if len(text) > MAX_NAME_LENGTH:
+            self.fail(
+                path,
+                f"expected a name of at most {MAX_NAME_LENGTH} characters (it is used in file names), "
+                f"got {len(text)}: {_short_repr(text)}",
             )
         return text
 
@@ -248,11 +406,11 @@ class _Parser:
             name = self.name(top["name"], "name")
         else:
             name = Path(self.file).stem
-            if not NAME_PATTERN.fullmatch(name):
+            if not NAME_PATTERN.fullmatch(name) or len(name) > MAX_NAME_LENGTH:
                 self.fail(
                     "name",
-                    f"missing, and the file name {name!r} is not a usable name "
-                    "(letters, digits, '_', '.', '-'); give one",
+                    f"missing, and the file name {_short_repr(name)} is not a usable name "
+                    f"(letters, digits, '_', '.', '-'; at most {MAX_NAME_LENGTH}); give one",
                 )
         board_size = (
             self.integer(top["board_size"], "board_size", minimum=MIN_BOARD_SIZE, maximum=MAX_BOARD_SIZE)
@@ -271,6 +429,7 @@ class _Parser:
         )
         output = self.path(top["output"], "output") if "output" in top else self.base_dir / "results" / name
         elo = self.elo(top.get("elo", {}), names)
+        logs = self.logs(top["logs"]) if "logs" in top else LogSpec()
         return TournamentConfig(
             name=name,
             board_size=board_size,
@@ -282,6 +441,7 @@ class _Parser:
             elo=elo,
             bots=bots,
             source=source if source is not None else self.base_dir / Path(self.file).name,
+            logs=logs,
         )
 
     def time_control(self, value: object) -> TimeControl:
@@ -312,6 +472,8 @@ class _Parser:
         )
 
     def schedule(self, value: object, names: tuple[str, ...]) -> ScheduleSpec:
+        if isinstance(value, Mapping) and value.get("kind") == ScheduleKind.SPRT.value:
+            return self.sprt(value, names)
         spec = self.mapping(value, "schedule", _SCHEDULE_KEYS)
         kind = ScheduleKind.ROUND_ROBIN
         if "kind" in spec:
@@ -319,7 +481,9 @@ class _Parser:
             try:
                 kind = ScheduleKind(text)
             except ValueError:
-                self.fail("schedule.kind", f"expected 'round_robin' or 'gauntlet', got {text!r}")
+                self.fail(
+                    "schedule.kind", f"expected 'round_robin', 'gauntlet' or 'sprt', got {_short_repr(text)}"
+                )
         games = DEFAULT_GAMES_PER_PAIR
         if "games_per_pair" in spec:
             games = self.integer(spec["games_per_pair"], "schedule.games_per_pair", minimum=1)
@@ -334,7 +498,98 @@ class _Parser:
             challengers = self.challengers(spec.get("challengers"), names)
         elif "challengers" in spec:
             self.fail("schedule.challengers", "only allowed with kind: gauntlet")
+        if kind is ScheduleKind.GAUNTLET:
+            pairs = len(challengers) * (len(names) - len(challengers))
+        else:
+            pairs = len(names) * (len(names) - 1) // 2
+        total = pairs * games * rounds
+        if total > MAX_SCHEDULE_GAMES:
+            key = "schedule.rounds" if rounds >= games else "schedule.games_per_pair"
+            self.fail(
+                key,
+                f"the schedule would have {total:,} games ({pairs:,} pairings x {games:,} games per pair "
+                f"x {rounds:,} rounds); the most a tournament can have is {MAX_SCHEDULE_GAMES:,}",
+            )
         return ScheduleSpec(kind, games, rounds, challengers)
+
+    def sprt(self, value: Mapping[str, object], names: tuple[str, ...]) -> ScheduleSpec:
+        """``{kind: sprt, elo0, elo1, alpha, beta, model, max_games}`` with exactly two bots:
+        the first listed is the candidate, the second the baseline."""
+        spec = self.mapping(value, "schedule", _SPRT_KEYS)
+        if len(names) != 2:
+            self.fail(
+                "bots",
+                "an SPRT is between exactly two bots (the candidate first, then the baseline), "
+                f"got {len(names)}",
+            )
+        for required in ("elo0", "elo1"):
+            if required not in spec:
+                self.fail(f"schedule.{required}", "missing (an SPRT needs elo0 and elo1)")
+        elo0, elo1 = (self.elo_value(spec[k], f"schedule.{k}") for k in ("elo0", "elo1"))
+        if not elo0 < elo1:
+            self.fail("schedule.elo1", f"expected elo1 above elo0, got [{elo0:g}, {elo1:g}]")
+        alpha, beta = (self.probability(spec.get(k, 0.05), f"schedule.{k}") for k in ("alpha", "beta"))
+        if alpha + beta >= 1:
+            self.fail("schedule.beta", f"expected alpha + beta below 1, got {alpha:g} + {beta:g}")
+        model = Model.NORMALIZED
+        if "model" in spec:
+            text = self.string(spec["model"], "schedule.model")
+            try:
+                model = Model(text)
+            except ValueError:
+                self.fail("schedule.model", f"expected 'normalized' or 'logistic', got {_short_repr(text)}")
+        max_games = DEFAULT_SPRT_MAX_GAMES
+        if "max_games" in spec:
+            max_games = self.integer(
+                spec["max_games"], "schedule.max_games", minimum=2, maximum=MAX_SCHEDULE_GAMES
+            )
+            if max_games % 2:
+                self.fail(
+                    "schedule.max_games", f"expected an even number (games come in pairs), got {max_games}"
+                )
+        test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, model=model)
+        return ScheduleSpec(ScheduleKind.SPRT, sprt=test, max_games=max_games)
+
+    def elo_value(self, value: object, path: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            self.fail(path, f"expected a number of Elo, got {_describe(value)}")
+        if abs(value) > 2000:
+            self.fail(path, f"expected an Elo difference from -2000 to 2000, got {value}")
+        return float(value)
+
+    def probability(self, value: object, path: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+            self.fail(path, f"expected a probability between 0 and 1 (exclusive), got {_describe(value)}")
+        return float(value)
+
+    def logs(self, value: object) -> LogSpec:
+        """``{max_per_game: BYTES, max_per_bot: BYTES}``; sizes may be written ``50MB`` or
+        ``100MiB`` too."""
+        spec = self.mapping(value, "logs", _LOG_KEYS)
+        out = LogSpec()
+        for key in _LOG_KEYS:
+            if key in spec:
+                out = dataclasses.replace(out, **{key: self.byte_size(spec[key], f"logs.{key}")})
+        return out
+
+    def byte_size(self, value: object, path: str) -> int:
+        if isinstance(value, str):
+            match = re.fullmatch(r"\s*([0-9]+)\s*([kKmMgG]?)(i?)[bB]?\s*", value)
+            if match is None:
+                self.fail(
+                    path, f"expected a size in bytes, like 1048576, 50MB or 100MiB, got {_describe(value)}"
+                )
+            number, unit, binary = int(match.group(1)), match.group(2).upper(), match.group(3)
+            power = {"": 0, "K": 1, "M": 2, "G": 3}[unit]
+            base: int = 1024 if binary or not unit else 1000
+            size: int = number * base**power
+        elif isinstance(value, bool) or not isinstance(value, int):
+            self.fail(path, f"expected a size in bytes, like 1048576, 50MB or 100MiB, got {_describe(value)}")
+        else:
+            size = int(value)
+        if size < 1024:
+            self.fail(path, f"expected at least 1024 bytes, got {size}")
+        return size
 
     def challengers(self, value: object, names: tuple[str, ...]) -> tuple[str, ...]:
         key = "schedule.challengers"
@@ -348,9 +603,9 @@ class _Parser:
         for i, item in enumerate(value):
             who = self.string(item, f"{key}[{i}]")
             if who not in names:
-                self.fail(f"{key}[{i}]", f"no bot is named {who!r} (bots: {', '.join(names)})")
+                self.fail(f"{key}[{i}]", f"no bot is named {_short_repr(who)} (bots: {', '.join(names)})")
             if who in chosen:
-                self.fail(f"{key}[{i}]", f"{who!r} is listed twice")
+                self.fail(f"{key}[{i}]", f"{_short_repr(who)} is listed twice")
             chosen.append(who)
         if len(chosen) == len(names):
             self.fail(key, "every bot is a challenger; a gauntlet needs at least one bot to play against")
@@ -362,7 +617,10 @@ class _Parser:
         if spec.get("anchor") is not None:
             anchor = self.string(spec["anchor"], "elo.anchor")
             if anchor not in names:
-                self.fail("elo.anchor", f"expected the name of a bot ({', '.join(names)}), got {anchor!r}")
+                self.fail(
+                    "elo.anchor",
+                    f"expected the name of a bot ({', '.join(names)}), got {_short_repr(anchor)}",
+                )
         rating = 0.0
         if "anchor_rating" in spec:
             raw = spec["anchor_rating"]
@@ -391,8 +649,13 @@ class _Parser:
                 self.fail(f"{path}.name", f"duplicate bot name {name!r} (also bots[{first_seen[name]}].name)")
             first_seen[name] = i
             cwd = self.path(spec["cwd"], f"{path}.cwd") if "cwd" in spec else self.base_dir
-            if self.check_programs and not cwd.is_dir():
-                self.fail(f"{path}.cwd", f"directory not found: {cwd}")
+            if self.check_programs:
+                try:
+                    found = cwd.is_dir()
+                except OSError as exc:
+                    self.fail(f"{path}.cwd", f"cannot access the directory {cwd}: {exc.strerror or exc}")
+                if not found:
+                    self.fail(f"{path}.cwd", f"directory not found: {cwd}")
             env = self.env(spec.get("env", {}), f"{path}.env")
             command = self.command(spec["command"], f"{path}.command")
             if self.check_programs:
@@ -438,7 +701,11 @@ class _Parser:
         return result
 
     def check_program(self, program: str, path: str, cwd: Path, env: Mapping[str, str]) -> None:
-        problem = program_problem(program, cwd, env)
+        try:
+            problem = program_problem(program, cwd, env)
+        except OSError as exc:  # a folder on the way that we may not look into
+            where = f" ({exc.filename})" if exc.filename else ""
+            problem = f"cannot access the program {_short_repr(program)}{where}: {exc.strerror or exc}"
         if problem is not None:
             self.fail(path, problem)
 
@@ -448,7 +715,7 @@ class _Parser:
         if isinstance(value, str):
             if value in (OpeningKind.PIE.value, OpeningKind.EMPTY.value):
                 return OpeningSpec(OpeningKind(value))
-            self.fail("opening", f"expected {_OPENING_FORMS}, got {value!r}")
+            self.fail("opening", f"expected {_OPENING_FORMS}, got {_short_repr(value)}")
         spec = self.mapping(value, "opening", ("book", "random"), what=_OPENING_FORMS)
         if len(spec) != 1:
             self.fail("opening", f"expected exactly one of book, random; got {len(spec)} keys")
@@ -461,6 +728,12 @@ class _Parser:
         if "count" not in settings:
             self.fail("opening.random.count", "missing (how many random openings to play)")
         count = self.integer(settings["count"], "opening.random.count", minimum=1)
+        if count > MAX_RANDOM_OPENINGS:
+            self.fail(
+                "opening.random.count",
+                f"expected at most {MAX_RANDOM_OPENINGS:,} random openings (they are all generated "
+                f"before the first game), got {count:,}",
+            )
         seed = (
             self.integer(settings["seed"], "opening.random.seed")
             if "seed" in settings

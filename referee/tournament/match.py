@@ -2,15 +2,24 @@
 
 Scheduling is deliberately minimal (tournaments have :mod:`referee.tournament.schedule`): game ``i``
 (from 1) has bot A as the first bot when ``i`` is odd and bot B when it is even, so the
-two alternate who makes the pie setup (or plays Black). Random openings are dealt one per
-couple of games, so each is played once from each side.
+two alternate who makes the pie setup (or plays Black). Games ``2k - 1`` and ``2k`` are a
+colour-reversed couple: they share a pair key (so reports get pair statistics), and with
+random openings they share the setup, played once from each side.
+
+Bot processes are kept between games, as in a tournament: a healthy bot is reused for its
+next game (``boardsize`` + ``clear_board`` reset it), so a seeded bot does not replay the
+same game every time; any fault retires the process and the next game starts a fresh one.
 
 Each record is appended to ``OUT/games.jsonl`` as soon as its game ends (flushed and
-synced), bot logs go to ``OUT/logs/``. Games run concurrently up to ``concurrency``.
+synced), bot logs go to ``OUT/logs/``. ``OUT/match.json`` holds the match's fingerprint:
+running the same match into the same folder plays only the games still missing, and a
+different match there is refused. Games run concurrently up to ``concurrency``.
 """
 
 from __future__ import annotations
 
+import math
+import shlex
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,9 +27,10 @@ from pathlib import Path
 
 import trio
 
-from referee.play.game import run_game
-from referee.play.process import BotCommand
-from referee.play.records import GameRecord, Termination
+from referee.errors import RunStopped
+from referee.play.game import play_game
+from referee.play.process import BotCommand, BotProcess
+from referee.play.records import GameRecord, SlotInfo, Termination
 from referee.play.spec import (
     DEFAULT_COMMAND_TIMEOUT,
     DEFAULT_STARTUP_TIMEOUT,
@@ -29,11 +39,17 @@ from referee.play.spec import (
     OpeningKind,
     TimeControl,
 )
+from referee.ratings.report import standings
+from referee.text import printable
+from referee.tournament.duplicates import repeat_warning
+from referee.tournament.folder import LOGS, MATCH_RESULTS, check_match_manifest, latest_records, shown
 from referee.tournament.openings import random_openings
-from referee.tournament.results import ResultsFile
+from referee.tournament.pool import DEFAULT_START_FAILURE_LIMIT, StartFailures
+from referee.tournament.results import FolderLock, ResultsFile
 
-RESULTS_FILE = "games.jsonl"
-LOGS_DIR = "logs"
+RESULTS_FILE = MATCH_RESULTS
+LOGS_DIR = LOGS
+MATCH_NAME = "match"
 
 
 @dataclass(frozen=True)
@@ -61,12 +77,43 @@ class MatchSpec:
         if self.bots[0].label == self.bots[1].label:
             raise ValueError("the two bots need different labels")
 
+    def fingerprint(self) -> dict[str, object]:
+        """What decides what each game *is*, as JSON-ready data (kept in ``match.json``):
+        the bots' commands (with their folder and extra environment), board size, opening,
+        clock and command timeout. The number of games is left out, so a match can be
+        extended, except with random openings, where it decides the list of setups.
+        Concurrency, transcripts and the start-up timeout change how games are run, not
+        what they are."""
+        bots = []
+        for bot in self.bots:
+            argv = shlex.split(bot.command) if isinstance(bot.command, str) else list(bot.command)
+            bots.append(
+                {
+                    "label": bot.label,
+                    "command": argv,
+                    "cwd": str(Path(bot.cwd or Path.cwd()).resolve()),
+                    "env": dict(sorted((bot.env or {}).items())),
+                }
+            )
+        fingerprint: dict[str, object] = {
+            "kind": "match",
+            "bots": bots,
+            "size": self.size,
+            "opening": self.opening.value,
+            "time_control": {"kind": self.time_control.kind.value, **self.time_control.as_dict()},
+            "command_timeout": self.command_timeout,
+        }
+        if self.opening is OpeningKind.RANDOM:
+            fingerprint["random"] = {"seed": self.seed, "games": self.games}
+        return fingerprint
+
 
 @dataclass(frozen=True)
 class PlannedGame:
     number: int
     first: int  # 0: bot A is seat 0; 1: bot B is
     spec: GameSpec
+    slot: SlotInfo | None = None
 
 
 def plan(match: MatchSpec) -> list[PlannedGame]:
@@ -74,23 +121,36 @@ def plan(match: MatchSpec) -> list[PlannedGame]:
     openings: tuple[Opening, ...] = ()
     if match.opening is OpeningKind.RANDOM:
         openings = random_openings(match.size, (match.games + 1) // 2, match.seed)
+    a, b = match.bots[0].label, match.bots[1].label
     games = []
     for i in range(match.games):
+        setup = openings[i // 2] if openings else None
+        game_id = f"g{i + 1:04d}"
         spec = GameSpec(
             size=match.size,
             opening=match.opening,
-            setup=openings[i // 2] if openings else None,
+            setup=setup,
             time_control=match.time_control,
             command_timeout=match.command_timeout,
-            game_id=f"g{i + 1:04d}",
+            game_id=game_id,
         )
-        games.append(PlannedGame(i + 1, i % 2, spec))
+        slot = SlotInfo(
+            name=MATCH_NAME,
+            slot=game_id,
+            index=i,
+            round=1,
+            pair_key=f"{a}+{b}-c{i // 2 + 1:04d}",
+            opening=None if setup is None else setup.label,
+        )
+        games.append(PlannedGame(i + 1, i % 2, spec, slot))
     return games
 
 
 @dataclass
 class MatchSummary:
-    """Wins, draws and losses per bot label, void games, and forfeits by (loser, kind)."""
+    """Wins, draws and losses per bot label, void games, and forfeits by (loser, kind).
+    ``records`` are the match's rated games (resumed ones included), ``resumed`` how many
+    of them an earlier run had played, ``warnings`` what the report must not leave out."""
 
     labels: tuple[str, str]
     wins: Counter[str] = field(default_factory=Counter)
@@ -98,6 +158,10 @@ class MatchSummary:
     draws: int = 0
     voids: int = 0
     failures: Counter[tuple[str, str]] = field(default_factory=Counter)
+    records: list[GameRecord] = field(default_factory=list)
+    resumed: int = 0
+    warnings: list[str] = field(default_factory=list)
+    stopped: RunStopped | None = None  # why the match ended before its last game
 
     def add(self, record: GameRecord) -> None:
         if record.termination is Termination.VOID:
@@ -123,46 +187,203 @@ class MatchSummary:
         return out
 
 
+def _elo(x: float | None) -> str:
+    if x is None or math.isnan(x):
+        return "?"
+    if math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x:+.1f}"
+
+
+def elo_lines(summary: MatchSummary, *, bootstrap: int = 1000) -> list[str]:
+    """The end of a match report, as cutechess and fastchess print it: the Elo difference
+    of A over B with its 95% interval and the likelihood of superiority, the colour-
+    reversed pairs, and every warning (records not rated, games that repeat)."""
+    a, b = summary.labels
+    rated = [r for r in summary.records if not r.is_void]
+    out: list[str] = []
+    if rated:
+        st = standings(summary.records, list(summary.labels), anchor=b, bootstrap=bootstrap)
+        line = {bot.name: bot for bot in st.lines}[a]
+        los = st.lines[0].los_next
+        if los is not None and st.lines[0].name != a:
+            los = 1.0 - los
+        los_text = "?" if los is None else f"{100 * los:.1f}%"
+        out.append(
+            f"Elo difference {a} - {b}: {_elo(line.elo)}, 95% interval [{_elo(line.elo_low)}, "
+            f"{_elo(line.elo_high)}], LOS {los_text} ({a} stronger than {b}); {len(rated)} games rated"
+        )
+        for p in st.pairs:
+            counts = "-".join(str(c) for c in p.counts)
+            out.append(f"colour-reversed pairs: {p.pairs} ({p.a}'s points per pair 0-0.5-1-1.5-2: {counts})")
+        warnings = [*summary.warnings, *st.warnings]
+    else:
+        out.append("Elo difference: no rated games")
+        warnings = list(summary.warnings)
+    out.extend(f"warning: {w}" for w in warnings)
+    return out
+
+
 def game_line(number: int, record: GameRecord) -> str:
     """One line per finished game: number, colours, result, reason, turns, seconds."""
     black, white = record.label_of(record.black), record.label_of(record.white)
-    reason = record.reason if len(record.reason) <= 120 else record.reason[:117] + "..."
+    reason = printable(record.reason)
+    # A forfeit's reason starts with its kind, which the line already shows in brackets.
+    reason = reason.removeprefix(f"{record.termination.value}: ")
+    reason = reason if len(reason) <= 120 else reason[:117] + "..."
     return (
         f"game {number}: black {black}, white {white}: {record.result} ({record.termination.value}) "
         f"{len(record.turns)} turns, {record.wall_seconds:.2f} s; {reason}"
     )
 
 
+class _Pool:
+    """Bot processes of A and B kept between games (the pattern of
+    :class:`referee.tournament.pool.BotPool`, keyed by the match's two commands)."""
+
+    def __init__(self, match: MatchSpec, nursery: trio.Nursery, log_dir: Path) -> None:
+        self.match = match
+        self.nursery = nursery
+        self.log_dir = log_dir
+        self.idle: dict[str, list[BotProcess]] = {bot.label: [] for bot in match.bots}
+        self.live: set[BotProcess] = set()
+        self.started = 0
+
+    def take(self, command: BotCommand, game_id: str, seat: int) -> BotProcess:
+        stem = f"{game_id}-{seat}-{command.label}"
+        stderr_log = self.log_dir / f"{stem}.stderr.log"
+        transcript = self.log_dir / f"{stem}.transcript.log" if self.match.transcripts else None
+        idle = self.idle[command.label]
+        while idle:
+            bot = idle.pop()
+            if bot.reusable:
+                bot.set_logs(stderr_log, transcript)
+                return bot
+            self.nursery.start_soon(self._close, bot)
+        bot = command.process(
+            stderr_log=stderr_log,
+            transcript=transcript,
+            startup_timeout=self.match.startup_timeout,
+            board_size=self.match.size,
+        )
+        self.live.add(bot)
+        self.started += 1
+        return bot
+
+    async def release(self, bot: BotProcess, keep: bool) -> None:
+        if keep and bot.reusable:
+            bot.set_logs(None, None)
+            self.idle[bot.label].append(bot)
+        else:
+            await self._close(bot)
+
+    async def _close(self, bot: BotProcess) -> None:
+        try:
+            await bot.aclose()
+        finally:
+            self.live.discard(bot)
+
+    async def aclose(self) -> None:
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as closer:
+                for bot in list(self.live):
+                    closer.start_soon(self._close, bot)
+            for idle in self.idle.values():
+                idle.clear()
+
+
 async def run_match(
-    match: MatchSpec, on_record: Callable[[int, GameRecord], None] | None = None
+    match: MatchSpec,
+    on_record: Callable[[int, GameRecord], None] | None = None,
+    say: Callable[[str], None] | None = None,
+    *,
+    start_failure_limit: int = DEFAULT_START_FAILURE_LIMIT,
 ) -> MatchSummary:
-    """Play the match; call ``on_record(number, record)`` as each game ends (in finishing
-    order, after its record is on disk)."""
+    """Play the match's missing games; call ``on_record(number, record)`` as each game ends
+    (in finishing order, after its record is on disk) and ``say(text)`` for notes (a
+    resume, a torn last line repaired). The summary covers every game of the match in the
+    folder, resumed ones included. A bot that cannot start ``start_failure_limit`` times in
+    a row stops the match (no new game starts): the summary's ``stopped`` says why."""
+    note = say or (lambda _text: None)
     match.out.mkdir(parents=True, exist_ok=True)
-    log_dir = match.out / LOGS_DIR
-    log_dir.mkdir(exist_ok=True)
-    results = ResultsFile(match.out / RESULTS_FILE)
-    summary = MatchSummary((match.bots[0].label, match.bots[1].label))
-    queue = iter(plan(match))
-
-    async def worker() -> None:
-        # Workers take games in order from one iterator, so games start in order.
-        for game in queue:
-            first, second = match.bots if game.first == 0 else match.bots[::-1]
-            record = await run_game(
-                first,
-                second,
-                game.spec,
-                log_dir=log_dir,
-                transcripts=match.transcripts,
-                startup_timeout=match.startup_timeout,
+    with FolderLock(match.out):
+        check_match_manifest(match.fingerprint(), match.out)
+        results = ResultsFile(match.out / RESULTS_FILE)
+        loaded = results.repair()
+        if loaded.torn_tail:
+            note(
+                f"note: dropped a torn last line of {shown(results.path)} ({len(loaded.torn_tail)} bytes): "
+                "the game in flight when the previous run was killed; it will be replayed"
             )
-            await trio.to_thread.run_sync(results.append, record)
-            summary.add(record)
-            if on_record is not None:
-                on_record(game.number, record)
+        planned = plan(match)
+        ids = {game.spec.game_id for game in planned}
+        # Whole records, not summaries: a match is small, and its report (repeated games)
+        # compares the turns themselves.
+        recorded = results.load().records if loaded.records else []
+        records = [r for r in recorded if r.slot in ids]
+        beyond = len({r.slot for r in recorded} - ids)
+        done = {r.slot for r in latest_records(records) if not r.is_void}
+        pending = [game for game in planned if game.spec.game_id not in done]
+        if done:
+            note(f"resuming: {len(done)} of {len(planned)} games already played")
+        if beyond:
+            note(f"note: {beyond} recorded game(s) beyond game {match.games} are not part of this report")
+        log_dir = match.out / LOGS_DIR
+        log_dir.mkdir(exist_ok=True)
+        queue = iter(pending)
+        start_failures = StartFailures(start_failure_limit)
 
-    async with trio.open_nursery() as nursery:
-        for _ in range(min(match.concurrency, match.games)):
-            nursery.start_soon(worker)
+        async def play_one(pool: _Pool, game: PlannedGame) -> GameRecord:
+            first, second = match.bots if game.first == 0 else match.bots[::-1]
+            bots = (pool.take(first, game.spec.game_id, 0), pool.take(second, game.spec.game_id, 1))
+            record: GameRecord | None = None
+            try:
+                record = await play_game(bots[0], bots[1], game.spec, start_in=pool.nursery)
+                for bot in bots:
+                    record.notes.extend(bot.log_notes())  # a log given up, a bot's log cap reached
+                    if start_failures.observe(bot) is not None:
+                        note(f"stopping: {start_failures.error}; the games in progress finish first")
+                return record
+            finally:
+                with trio.CancelScope(shield=True):
+                    faulty = record.fault.seat if record is not None and record.fault is not None else None
+                    keep = record is not None and record.termination is not Termination.VOID
+                    for seat, bot in enumerate(bots):
+                        await pool.release(bot, keep and seat != faulty)
+
+        async def worker(pool: _Pool) -> None:
+            # Workers take games in order from one iterator, so games start in order.
+            for game in queue:
+                if start_failures.error is not None:  # a bot that cannot start: no new game
+                    break
+                record = await play_one(pool, game)
+                record.tournament = game.slot
+                # Shielded: once a game has finished, its record is written whatever happens.
+                with trio.CancelScope(shield=True):
+                    await trio.to_thread.run_sync(results.append, record)
+                records.append(record)
+                if on_record is not None:
+                    on_record(game.number, record)
+
+        if pending:
+            async with trio.open_nursery() as bots_nursery:
+                pool = _Pool(match, bots_nursery, log_dir)
+                try:
+                    async with trio.open_nursery() as workers:
+                        for _ in range(min(match.concurrency, len(pending))):
+                            workers.start_soon(worker, pool)
+                finally:
+                    await pool.aclose()
+    summary = MatchSummary(
+        (match.bots[0].label, match.bots[1].label), resumed=len(done), stopped=start_failures.error
+    )
+    latest = latest_records(records, summary.warnings)
+    order = {game.spec.game_id: game.number for game in planned}
+    latest.sort(key=lambda r: order.get(r.slot, 0))
+    for record in latest:
+        summary.add(record)
+    summary.records = latest
+    repeats = repeat_warning(latest)
+    if repeats is not None:
+        summary.warnings.append(repeats)
     return summary

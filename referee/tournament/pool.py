@@ -3,16 +3,69 @@
 A healthy bot is reused for its next game (``boardsize`` + ``clear_board`` reset it), so
 a tournament does not pay a start-up per game and seeded bots do not replay one game; any
 fault retires the process and the next game starts a fresh one.
+
+Every process of one bot shares one :class:`~referee.play.logs.LogBudget` (the config's
+``logs.max_per_bot``), so a chatty bot cannot fill the disk over a long run. And
+:class:`StartFailures` counts the bots that cannot start, game after game, so that a run
+stops instead of voiding or forfeiting its whole schedule to a missing program.
 """
 
 from __future__ import annotations
 
+import weakref
+from collections import Counter
 from pathlib import Path
 
 import trio
 
+from referee.errors import RunStopped
+from referee.play.faults import BotCrashed, BotStartError
+from referee.play.logs import LogBudget
 from referee.play.process import BotCommand, BotProcess
 from referee.tournament.config import TournamentConfig
+
+DEFAULT_START_FAILURE_LIMIT = 3
+"""Start failures in a row after which a run stops (see :class:`StartFailures`)."""
+
+
+class StartFailures:
+    """Consecutive start failures per bot label, to stop a run whose bot cannot start.
+
+    A start failure is a program that cannot be executed (:class:`BotStartError`, a void
+    game) or one that dies in its handshake (a :class:`BotCrashed` start-up: a missing
+    module, a bad interpreter); a bot that starts resets its count. A handshake that times
+    out or answers wrongly is a bot that runs, and loses games, not a setup problem.
+
+    Call :meth:`observe` after every game for each of its two processes (started in that
+    game or reused: a process is counted once, the first time it is seen after its start
+    was tried). Once a label reaches ``limit`` failures in a row, :attr:`error` is set (and
+    returned by that call): the caller stops taking new games and raises it at the end.
+    """
+
+    def __init__(self, limit: int = DEFAULT_START_FAILURE_LIMIT) -> None:
+        self.limit = limit
+        self.in_a_row: Counter[str] = Counter()
+        self.error: RunStopped | None = None
+        self._seen: weakref.WeakSet[BotProcess] = weakref.WeakSet()
+
+    def observe(self, bot: BotProcess) -> RunStopped | None:
+        """Count ``bot``'s start (if it was tried and not counted yet); the error once a
+        bot has failed to start ``limit`` times in a row, else None."""
+        failure = bot.start_failure
+        if bot in self._seen or not (bot.ready or failure is not None):
+            return None
+        self._seen.add(bot)
+        if not isinstance(failure, (BotStartError, BotCrashed)):
+            self.in_a_row[bot.label] = 0
+            return None
+        self.in_a_row[bot.label] += 1
+        if self.in_a_row[bot.label] >= self.limit and self.error is None:
+            self.error = RunStopped(
+                f"bot {bot.label} could not start {self.in_a_row[bot.label]} times in a row "
+                f"(last: {failure}); fix its command or environment, then run again"
+            )
+            return self.error
+        return None
 
 
 class BotPool:
@@ -32,6 +85,7 @@ class BotPool:
         self.idle: dict[str, list[BotProcess]] = {name: [] for name in config.bot_names}
         self.live: set[BotProcess] = set()
         self.started = 0
+        self.log_budgets = {name: LogBudget(config.logs.max_per_bot) for name in config.bot_names}
 
     def take(self, name: str, game_id: str, seat: int) -> BotProcess:
         """An idle healthy process of bot ``name`` or a new (not yet started) one, logging
@@ -47,7 +101,11 @@ class BotPool:
             self.nursery.start_soon(self._close, bot)
         spec = self.config.bot(name)
         bot = BotCommand(spec.command, name, spec.cwd, dict(spec.env)).process(
-            stderr_log=stderr_log, transcript=transcript, board_size=self.config.board_size
+            stderr_log=stderr_log,
+            transcript=transcript,
+            board_size=self.config.board_size,
+            log_cap=self.config.logs.max_per_game,
+            log_budget=self.log_budgets[name],
         )
         self.live.add(bot)
         self.started += 1

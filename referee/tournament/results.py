@@ -15,19 +15,23 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import Generic, NoReturn, TextIO, TypeVar
 
 from referee.errors import ResultsError
-from referee.play.records import GameRecord, parse_line
+from referee.play.records import GameRecord, GameSummary, parse_line, parse_summary
+
+R = TypeVar("R")
 
 
 @dataclass
-class Loaded:
-    """What a results file held: the records, and what was wrong with its tail, if anything."""
+class Loaded(Generic[R]):
+    """What a results file held: the records (whole, or their summaries), and what was
+    wrong with its tail, if anything."""
 
-    records: list[GameRecord] = field(default_factory=list)
+    records: list[R] = field(default_factory=list)
     torn_tail: bytes = b""  # the bytes of a torn last line (empty when the file was whole)
     valid_length: int = 0  # byte length of the whole records: where a torn tail starts
 
@@ -40,13 +44,20 @@ class ResultsFile:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
 
-    def load(self) -> Loaded:
-        """Every whole record, in file order; a torn last line is reported, not returned.
+    def load(self) -> Loaded[GameRecord]:
+        """Every whole record, in file order; a torn last line is reported, not returned."""
+        return self._scan(parse_line)
 
-        One pass over the file, a line at a time: the cost is linear in its size and the
-        only memory kept is the records themselves.
-        """
-        out = Loaded()
+    def summaries(self) -> Loaded[GameSummary]:
+        """The :class:`~referee.play.records.GameSummary` of every record, in file order:
+        what standings and resume need, at a fraction of the time and memory of
+        :meth:`load` (the turns are not parsed)."""
+        return self._scan(parse_summary)
+
+    def _scan(self, parse: Callable[[bytes], R]) -> Loaded[R]:
+        """One pass over the file, a line at a time: the cost is linear in its size and the
+        only memory kept is what ``parse`` returns."""
+        out: Loaded[R] = Loaded()
         try:
             fh = open(self.path, "rb")  # noqa: SIM115 - closed below
         except FileNotFoundError:
@@ -67,7 +78,7 @@ class ResultsFile:
                         continue
                     if raw.strip():
                         try:
-                            out.records.append(parse_line(raw))
+                            out.records.append(parse(raw))
                         except ValueError as exc:
                             failed = (lineno, raw, str(exc))
                             continue
@@ -92,9 +103,10 @@ class ResultsFile:
             f"corrupted outside the arena. Fix or remove that line and run again."
         )
 
-    def repair(self) -> Loaded:
-        """Load, and cut a torn last line off the file so appends start on a fresh line."""
-        loaded = self.load()
+    def repair(self) -> Loaded[GameSummary]:
+        """Load the summaries, and cut a torn last line off the file so appends start on a
+        fresh line."""
+        loaded = self.summaries()
         if loaded.torn_tail:
             with open(self.path, "r+b") as fh:
                 fh.truncate(loaded.valid_length)

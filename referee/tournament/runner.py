@@ -16,9 +16,17 @@ the manifest, :mod:`~referee.tournament.pool` the bot processes, and
 * running the same config again resumes: games already in the file are not played again.
   ``OUTPUT/tournament.json`` holds the config's fingerprint, and a config that would mix
   incompatible results (other commands, board size, clock, openings) is refused;
-* the first Ctrl-C or SIGTERM abandons the running games (they are not recorded), closes
-  every bot and writes the standings of what was played; a second one kills the bots at
-  once. A SIGKILL loses at most the games in flight: the results file is repaired on resume.
+* the first Ctrl-C, SIGTERM or SIGHUP abandons the running games (they are not recorded),
+  closes every bot and writes the standings of what was played; a second one kills the bots
+  at once. A SIGKILL loses at most the games in flight: the results file is repaired on resume;
+* two things stop a run more gently: no new game starts, the games in flight finish and are
+  recorded, the standings are written, and :class:`~referee.errors.RunStopped` says why.
+  One is a bot that cannot start several times in a row (:class:`StartFailures`: a missing
+  program or module would otherwise void or forfeit the whole schedule); the other is the
+  output closing under the run (``vastuz tournament ... | head``): output is then off.
+* a bot's log that cannot be written (a full disk) is given up with a note in the game's
+  record, and each bot's logs together are capped (``logs.max_per_bot``); only the results
+  file's own write failure stops the run at once.
 """
 
 from __future__ import annotations
@@ -34,16 +42,29 @@ from typing import Any, TextIO
 
 import trio
 
-from referee.errors import ResultsError
+from referee.errors import ResultsError, RunStopped
 from referee.play.game import play_game
-from referee.play.records import GameRecord, SlotInfo, Termination
+from referee.play.records import GameRecord, GameSummary, SlotInfo, Termination
 from referee.play.spec import GameSpec, OpeningKind
 from referee.ratings.report import Standings, render, standings
+from referee.text import printable
 from referee.tournament.config import TournamentConfig
-from referee.tournament.folder import LOGS, RESULTS, check_manifest, latest_records, shown, write_standings
-from referee.tournament.pool import BotPool
+from referee.tournament.folder import (
+    LOGS,
+    MANIFEST,
+    RESULTS,
+    check_adopted,
+    check_manifest,
+    latest_records,
+    shown,
+    write_standings,
+)
+from referee.tournament.pages import standings_html, write_standings_html
+from referee.tournament.plans import FixedPlan, Plan, every_game, make_plan
+from referee.tournament.pool import DEFAULT_START_FAILURE_LIMIT, BotPool, StartFailures
 from referee.tournament.results import FolderLock, ResultsFile
-from referee.tournament.schedule import ScheduledGame, build_schedule
+from referee.tournament.schedule import ScheduledGame
+from referee.tournament.sprt_schedule import SprtSchedule
 
 
 def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -99,11 +120,15 @@ class TournamentResult:
 
 def game_line(game: ScheduledGame, record: GameRecord) -> str:
     """One line per finished game: the pairing with colours, result, how, turns, time."""
-    black = record.label_of(record.black)
-    white = record.label_of(record.white)
+    black = printable(record.label_of(record.black))
+    white = printable(record.label_of(record.white))
     how = record.termination.value
     if record.termination is not Termination.SCORE:
-        reason = record.reason if len(record.reason) <= 100 else record.reason[:97] + "..."
+        # The reason starts with the kind already ("crash: bot ..."): said once. Cut in the
+        # middle: the end of a crash's reason quotes the bot's stderr.
+        reason = printable(record.reason.removeprefix(f"{how}: "))
+        if len(reason) > 200:
+            reason = f"{reason[:110]} ... {reason[-85:]}"
         how += f": {reason}"
     return (
         f"{game.slot}: {black} (B) - {white} (W)  {record.result:<6} {how}; "
@@ -123,40 +148,80 @@ class Tournament:
         standings_every: int = 10,
         transcripts: bool = False,
         bootstrap: int = 1000,
+        adopt: bool = False,
+        start_failure_limit: int = DEFAULT_START_FAILURE_LIMIT,
     ) -> None:
         self.config = config
         self.folder = config.output
-        self.out = out
+        self.out: TextIO | None = out
         self.quiet = quiet
         self.standings_every = standings_every
         self.transcripts = transcripts
         self.bootstrap = bootstrap
+        self.adopt = adopt
         self.results = ResultsFile(self.folder / RESULTS)
-        self.records: list[GameRecord] = []
+        # What the standings need of every game so far, not the records (a long game's
+        # record is tens of kilobytes; a run may hold 100,000 games).
+        self.records: list[GameSummary] = []
         self.stopping = False
         self.signals_seen = 0
         self.pool: BotPool | None = None
+        self.plan: Plan = FixedPlan([])
+        self._sprt_pairs_shown = 0
+        self._in_flight = 0  # games being played now
+        self._game_recorded = trio.Event()  # set (and replaced) whenever a game ends
+        self._page_written = 0.0  # monotonic time of the last standings.html, and its cost
+        self._page_cost = 0.0
+        self.start_failures = StartFailures(start_failure_limit)
+        self.halt: RunStopped | None = None
+        """Why no new game may start (the games in flight finish), raised at the end."""
 
     # -- output ----------------------------------------------------------------------------
     def say(self, text: str, *, always: bool = False) -> None:
-        if always or not self.quiet:
+        """Print a line, unless quiet. If the output is gone (a closed pipe, a hung-up
+        terminal) output is off from then on and the run stops after the games in flight."""
+        if self.out is None or not (always or not self.quiet):
+            return
+        try:
             print(text, file=self.out, flush=True)
+        except OSError as exc:
+            self.out = None
+            what = "was closed (broken pipe)" if isinstance(exc, BrokenPipeError) else f"failed ({exc})"
+            self._stop_after_games_in_flight(RunStopped(f"the output {what}"))
+
+    def _stop_after_games_in_flight(self, reason: RunStopped) -> None:
+        """Start no new game; the games in flight finish and are recorded; ``run`` then
+        writes the standings and raises ``reason``. A stop by signal needs none of it."""
+        if self.halt is None and not self.stopping:
+            self.halt = reason
+            self.say(f"stopping: {reason}; the games in progress finish first", always=True)
 
     def standings(self, bootstrap: int | None = None) -> Standings:
-        return standings(
+        st = standings(
             latest_records(self.records),
             self.config.bot_names,
             anchor=self.config.elo.anchor,
             anchor_rating=self.config.elo.anchor_rating,
             bootstrap=self.bootstrap if bootstrap is None else bootstrap,
         )
+        if isinstance(self.plan, SprtSchedule):
+            status = self.plan.status()
+            st.sprt = status.to_json()
+            st.sprt_words = status.words(capped=self.plan.capped)
+        return st
 
     # -- the run -----------------------------------------------------------------------------
     async def run(self) -> TournamentResult:
         config = self.config
         self.folder.mkdir(parents=True, exist_ok=True)
         with FolderLock(self.folder):
-            check_manifest(config, self.folder)
+            if self.adopt and not (self.folder / MANIFEST).exists():
+                # Checked before the manifest is written, so a refused adoption leaves the
+                # folder as it was.
+                found = self.results.summaries().records
+                check_adopted(found, every_game(config), self.folder)
+                self.say(f"adopting {len(found)} game(s) found without a manifest", always=True)
+            check_manifest(config, self.folder, adopt=self.adopt)
             loaded = self.results.repair()
             if loaded.torn_tail:
                 self.say(
@@ -166,22 +231,42 @@ class Tournament:
                     always=True,
                 )
             self.records = loaded.records
-            schedule = build_schedule(config)
-            done = {r.slot for r in latest_records(self.records) if not r.is_void}
-            pending = [g for g in schedule if g.slot not in done]
-            progress = Progress(total=len(schedule), resumed=len(schedule) - len(pending))
+            played = [r for r in latest_records(self.records) if not r.is_void]
+            done = {r.slot for r in played}
+            plan = self.plan = make_plan(config, played)
+            if isinstance(plan, FixedPlan):
+                pending = list(plan.games(done))
+                games: Iterator[ScheduledGame] = iter(pending)
+                resumed, workers = plan.total - len(pending), min(config.concurrency, len(pending))
+            else:
+                sprt_games = plan.games(done)
+                games = sprt_games
+                resumed, workers = len(done), config.concurrency if sprt_games.available() else 0
+            progress = Progress(total=plan.total, resumed=resumed)
             self._header(progress)
             (self.folder / LOGS).mkdir(exist_ok=True)
-            if pending:
+            if workers:
                 try:
-                    await self._play(pending, progress)
+                    await self._play(games, workers, progress)
                 except BaseExceptionGroup as group:
                     # trio's nurseries wrap errors in groups; a user-facing error (the
                     # results file cannot be written) should reach the user as itself.
                     raise _single(group) from None
             st = await trio.to_thread.run_sync(self.standings)
             write_standings(self.folder, st, f"{config.name}: standings")
+            running = not self.stopping and self.halt is None and progress.done < progress.total
+            await trio.to_thread.run_sync(self._write_page, st, progress, running and workers > 0)
         interrupted = self.stopping
+        if isinstance(plan, SprtSchedule):
+            status = plan.status()
+            self.say(f"SPRT: {status.line(plan.wdl)}", always=True)
+            self.say(f"SPRT: {status.words(capped=plan.capped)}", always=True)
+        if self.halt is not None and not interrupted:
+            raise RunStopped(
+                f"{self.halt}. The run stopped after {progress.done} of {progress.total} games; every "
+                f"finished game is kept (standings: {shown(self.folder / 'standings.md')}). "
+                "Run the same command again to resume."
+            )
         return TournamentResult(
             total=progress.total,
             played=progress.played,
@@ -208,8 +293,7 @@ class Tournament:
         if progress.resumed:
             self.say(f"resuming: {progress.resumed} of {progress.total} games already played")
 
-    async def _play(self, pending: list[ScheduledGame], progress: Progress) -> None:
-        games = iter(pending)
+    async def _play(self, games: Iterator[ScheduledGame], workers: int, progress: Progress) -> None:
         games_scope = trio.CancelScope()
         async with trio.open_nursery() as guard:
             # The signal watcher lives outside the games' scope, so that it still hears a
@@ -222,16 +306,17 @@ class Tournament:
                     )
                     try:
                         with games_scope:
-                            async with trio.open_nursery() as workers:
-                                for _ in range(min(self.config.concurrency, len(pending))):
-                                    workers.start_soon(self._worker, games, progress)
+                            async with trio.open_nursery() as nursery:
+                                for _ in range(workers):
+                                    nursery.start_soon(self._worker, games, progress)
                     finally:
                         await pool.aclose()
             finally:
                 guard.cancel_scope.cancel()
 
     async def _watch_signals(self, scope: trio.CancelScope) -> None:
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        # SIGHUP (the terminal went away) too: dying of it would orphan every bot's group.
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
             async for signum in signals:
                 self.signals_seen += 1
                 name = signal.Signals(signum).name
@@ -251,31 +336,53 @@ class Tournament:
                     os._exit(130)
 
     async def _worker(self, games: Iterator[ScheduledGame], progress: Progress) -> None:
-        for game in games:
-            record = await self._play_one(game)
-            record.tournament = SlotInfo(
-                name=self.config.name,
-                slot=game.slot,
-                index=game.index,
-                round=game.round,
-                pair_key=game.pair_key,
-                opening=None if game.opening is None else game.opening.label,
-            )
-            # Shielded: once a game has finished, its record is written whatever happens.
-            with trio.CancelScope(shield=True):
-                try:
-                    await trio.to_thread.run_sync(self.results.append, record)
-                except OSError as exc:  # disk full, permissions: stop, keep what is written
-                    raise ResultsError(
-                        f"cannot write the result of {game.slot} to {shown(self.results.path)}: {exc}; "
-                        "the run stops here (every earlier result is on disk)"
-                    ) from None
-            self.records.append(record)
-            progress.played += 1
-            if record.termination is Termination.VOID:
-                progress.void += 1
-            self._report(game, record, progress)
-            await self._maybe_standings(progress)
+        while self.halt is None:
+            game = next(games, None)
+            if game is None:
+                if not self._in_flight or not isinstance(self.plan, SprtSchedule):
+                    return
+                # An SPRT that stopped scheduling may go on once the games in flight are
+                # recorded (their results can take the LLR back between the bounds).
+                await self._game_recorded.wait()
+                continue
+            self._in_flight += 1
+            try:
+                await self._play_and_record(game, progress)
+            finally:
+                self._in_flight -= 1
+                self._game_recorded.set()
+                self._game_recorded = trio.Event()
+
+    async def _play_and_record(self, game: ScheduledGame, progress: Progress) -> None:
+        """Play one game and record it (durably, then in memory, the plan, the output)."""
+        record = await self._play_one(game)
+        record.tournament = SlotInfo(
+            name=self.config.name,
+            slot=game.slot,
+            index=game.index,
+            round=game.round,
+            pair_key=game.pair_key,
+            opening=None if game.opening is None else game.opening.label,
+        )
+        # Shielded: once a game has finished, its record is written whatever happens.
+        with trio.CancelScope(shield=True):
+            try:
+                await trio.to_thread.run_sync(self.results.append, record)
+            except OSError as exc:  # disk full, permissions: stop, keep what is written
+                raise ResultsError(
+                    f"cannot write the result of {game.slot} to {shown(self.results.path)}: {exc}; "
+                    "the run stops here (every earlier result is on disk)"
+                ) from None
+        summary = GameSummary.of(record)
+        self.records.append(summary)
+        self.plan.record(summary)
+        progress.played += 1
+        if record.termination is Termination.VOID:
+            progress.void += 1
+        self._report(game, record, progress)
+        if isinstance(self.plan, SprtSchedule):
+            self._sprt_line(self.plan, game)
+        await self._maybe_standings(progress)
 
     async def _play_one(self, game: ScheduledGame) -> GameRecord:
         assert self.pool is not None
@@ -292,6 +399,11 @@ class Tournament:
         record: GameRecord | None = None
         try:
             record = await play_game(first, second, spec, start_in=self.pool.nursery)
+            for bot in (first, second):
+                record.notes.extend(bot.log_notes())  # a log given up, a bot's log cap reached
+                cannot_start = self.start_failures.observe(bot)
+                if cannot_start is not None:
+                    self._stop_after_games_in_flight(cannot_start)
             return record
         finally:
             with trio.CancelScope(shield=True):
@@ -299,6 +411,14 @@ class Tournament:
                 keep = record is not None and record.termination is not Termination.VOID
                 for seat, bot in ((0, first), (1, second)):
                     await self.pool.release(bot, keep and seat != faulty)
+
+    def _sprt_line(self, plan: SprtSchedule, game: ScheduledGame) -> None:
+        """The test's line whenever a pair completes (every ``standings_every / 2`` pairs)."""
+        every = max(1, self.standings_every // 2)
+        status = plan.status()
+        if status.pairs != self._sprt_pairs_shown and status.pairs % every == 0:
+            self._sprt_pairs_shown = status.pairs
+            self.say(f"    SPRT {status.line(plan.wdl)}")
 
     def _report(self, game: ScheduledGame, record: GameRecord, progress: Progress) -> None:
         self.say(f"[{progress.done:>{len(str(progress.total))}}/{progress.total}] {game_line(game, record)}")
@@ -310,8 +430,7 @@ class Tournament:
 
     async def _maybe_standings(self, progress: Progress) -> None:
         if (
-            self.quiet
-            or not self.standings_every
+            not self.standings_every
             or progress.played % self.standings_every
             or progress.done >= progress.total
         ):
@@ -319,7 +438,38 @@ class Tournament:
         # Fewer bootstrap samples and a worker thread: a look at the table must not delay
         # the games in flight (their bots' clocks are running).
         st = await trio.to_thread.run_sync(self.standings, 200)
-        self.say("\n" + render(st, "text", title=f"standings after {progress.done} games").rstrip() + "\n")
+        if not self.quiet:
+            self.say(
+                "\n" + render(st, "text", title=f"standings after {progress.done} games").rstrip() + "\n"
+            )
+        # The page replays every game, so its cost grows with the run: it is rewritten only
+        # when the time since the last one is at least ten times what that one took.
+        if time.monotonic() - self._page_written >= 10 * self._page_cost:
+            await trio.to_thread.run_sync(self._write_page, st, progress, True)
+
+    def _write_page(self, st: Standings, progress: Progress, running: bool) -> None:
+        """``standings.html`` (blocking: called in a worker thread)."""
+        started = time.monotonic()
+        sprt = None
+        done, total = progress.done, progress.total
+        if isinstance(self.plan, SprtSchedule):
+            sprt = (self.plan.plan.test, self.plan.plan.candidate)
+            if self.plan.decided is not None:
+                total = done  # decided: that was the whole test
+        text = standings_html(
+            self.results.path,
+            st,
+            title=f"{self.config.name}: standings",
+            names=self.config.bot_names,
+            anchor=self.config.elo.anchor,
+            anchor_rating=self.config.elo.anchor_rating,
+            sprt=sprt,
+            progress=(done, total),
+            running=running,
+        )
+        write_standings_html(self.folder, text)
+        self._page_written = time.monotonic()
+        self._page_cost = self._page_written - started
 
 
 async def run_tournament(config: TournamentConfig, **options: Any) -> TournamentResult:

@@ -87,6 +87,7 @@ class SprtSchedule:
     def __init__(self, plan: SprtPlan, recorded: Iterable[GameSummary] = ()) -> None:
         self.plan = plan
         self.counts = [0, 0, 0, 0, 0]
+        self._wdl = [0, 0, 0]
         self._points: dict[int, dict[int, float]] = {}  # pair -> game (1, 2) -> candidate's points
         self.started = 0  # pairs handed out or found in the results
         for summary in recorded:
@@ -107,11 +108,27 @@ class SprtSchedule:
         if game in games:
             return  # a second record of a slot (the runner keeps the first)
         games[game] = points
+        self._wdl[0 if points == 1 else 1 if points == 0.5 else 2] += 1
         if len(games) == 2:
             self.counts[round(2 * (games[1] + games[2]))] += 1
 
     def status(self) -> SprtStatus:
         return self.plan.test.status(self.counts)
+
+    @property
+    def wdl(self) -> tuple[int, int, int]:
+        """The candidate's wins, draws and losses over every recorded game."""
+        return (self._wdl[0], self._wdl[1], self._wdl[2])
+
+    @property
+    def total(self) -> int:
+        """The most games the test can ask for (its cap)."""
+        return self.plan.max_games
+
+    def all_games(self) -> Iterator[ScheduledGame]:
+        """Every game the test could ever ask for, up to its cap (to check adopted results)."""
+        for number in range(1, self.plan.max_games // 2 + 1):
+            yield from self.plan.pair(number)
 
     @property
     def games_recorded(self) -> int:
@@ -127,14 +144,45 @@ class SprtSchedule:
         return 2 * self.started >= self.plan.max_games
 
     # ------------------------------------------------------------------ what to play
-    def games(self, done: set[str]) -> Iterator[ScheduledGame]:
-        """The games still to play, lazily: first the missing games of pairs already
-        begun (a resumed run), then new pairs while the test is undecided and under its
-        cap. ``done`` holds the slots already played."""
-        for number in range(1, self.started + 1):
-            for game in self.plan.pair(number):
-                if game.slot not in done:
-                    yield game
-        while self.decided is None and not self.capped:
-            self.started += 1
-            yield from self.plan.pair(self.started)
+    def games(self, done: set[str]) -> SprtGames:
+        """The games still to play (see :class:`SprtGames`): first the missing games of
+        pairs already begun (a resumed run), then new pairs while the test is undecided
+        and under its cap. ``done`` holds the slots already played."""
+        return SprtGames(self, done)
+
+
+class SprtGames:
+    """The iterator the runner's workers pull games from.
+
+    Unlike a generator it is asked again after it has said "nothing now": a worker that
+    found nothing waits for the games in flight, and if their results took the LLR back
+    between the bounds the test goes on, so the next call hands out a new pair.
+    """
+
+    def __init__(self, schedule: SprtSchedule, done: set[str]) -> None:
+        self.schedule = schedule
+        self.pending = [
+            game
+            for number in range(1, schedule.started + 1)
+            for game in schedule.plan.pair(number)
+            if game.slot not in done
+        ]
+
+    def __iter__(self) -> SprtGames:
+        return self
+
+    def available(self) -> bool:
+        """Whether :meth:`__next__` would hand out a game now."""
+        s = self.schedule
+        return bool(self.pending) or (s.decided is None and not s.capped)
+
+    def __next__(self) -> ScheduledGame:
+        if self.pending:
+            return self.pending.pop(0)
+        s = self.schedule
+        if s.decided is not None or s.capped:
+            raise StopIteration
+        s.started += 1
+        first, second = s.plan.pair(s.started)
+        self.pending.append(second)
+        return first

@@ -18,14 +18,17 @@ import subprocess
 import sys
 import time
 
-from referee.engine import Color, IllegalTurn, Position, iter_points
+from referee.engine import BadNotation, Color, IllegalTurn, Position, TurnError, iter_points
 
-STARTUP_FAULTS = {"exit-at-start", "bad-version", "grandchild", "ignore-sigterm"}
+STARTUP_FAULTS = {"exit-at-start", "bad-version", "grandchild", "ignore-sigterm", "escape-name"}
+# What the 'escape-name' bot calls itself: terminal escapes (an OSC title, a colour, a bell).
+ESCAPES = "\x1b]0;pwned\x07\x1b[31mred\x1b[0m\x9b2J"
 COMMAND_FAULTS = {
     "hang", "slow", "crash", "close-stdout", "garbage", "wrong-id", "no-blank", "long-line",
     "bad-utf8", "flood-stderr", "refuse", "stray",
     "illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal",
-    "bad-gensetup", "bad-color", "wrong-score", "resign", "accept-illegal",
+    "bad-gensetup", "bad-color", "wrong-score", "resign", "accept-illegal", "exit-leave-child",
+    "replay", "chatty", "accept-malformed", "accept-extra-steal", "accept-steal-onto-occupied",
 }  # fmt: skip
 # Faults that are about one command whatever --at says.
 FIXED_COMMAND = {
@@ -33,6 +36,17 @@ FIXED_COMMAND = {
     "bad-color": "choose_color",
     "wrong-score": "final_score",
     "accept-illegal": "play",
+    "replay": "clear_board",
+    "accept-malformed": "play",
+    "accept-extra-steal": "play",
+    "accept-steal-onto-occupied": "play",
+}
+# Lenient readers of 'play': each answers '=' to one kind of bad turn (and '?' to the rest),
+# as a bot that trusts part of the notation would; the board is left as it was.
+LENIENT = {
+    "accept-malformed": lambda exc, turn: isinstance(exc, BadNotation),
+    "accept-extra-steal": lambda exc, turn: "extra steal" in str(exc),
+    "accept-steal-onto-occupied": lambda exc, turn: "," in turn and "is occupied" in str(exc),
 }
 ILLEGAL = {"illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal"}
 LISTED = [
@@ -54,11 +68,13 @@ def sleep_forever() -> None:
 
 class FakeBot:
     def __init__(self, args: argparse.Namespace) -> None:
+        self.seed = args.seed
         self.rng = random.Random(args.seed)
         self.fault = args.fault
         self.at = FIXED_COMMAND.get(args.fault or "", args.at)
         self.after = args.after
         self.delay = args.delay
+        self.delay_file = args.delay_file
         self.minimal = args.minimal
         self.seen: dict[str, int] = {}
         self.pos = Position.new(7)
@@ -97,16 +113,32 @@ class FakeBot:
                 return
 
     # ------------------------------------------------------------------ faults
+    def current_delay(self) -> float:
+        """``--delay``, or with ``--delay-file`` the number in that file (0 once it is
+        gone): a test can make its bots fast again without changing their command."""
+        if self.delay_file is None:
+            return float(self.delay)
+        try:
+            return float(open(self.delay_file).read())
+        except OSError:
+            return 0.0
+
     def misbehave(self, cid: str, name: str, args: list[str]) -> bool:
         """Do the fault for this command; True if it answered (or never will)."""
         fault = self.fault
         if fault == "hang":
             sleep_forever()
         if fault == "slow":
-            time.sleep(self.delay)
+            time.sleep(self.current_delay())
             return False
         if fault == "crash":
             os._exit(3)
+        if fault == "exit-leave-child":
+            # Exits with status 4 while a child it started keeps stdout (and stderr) open.
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+            sys.stderr.write("fakebot: leaving a child behind\n")
+            sys.stderr.flush()
+            os._exit(4)
         if fault == "close-stdout":
             os.close(1)
             sleep_forever()
@@ -133,6 +165,10 @@ class FakeBot:
             sys.stderr.buffer.flush()
             self.fault = None  # once is enough
             return False
+        if fault == "chatty":
+            sys.stderr.buffer.write(b"c" * 39_999 + b"\n")  # 40 kB at every --at command
+            sys.stderr.buffer.flush()
+            return False
         if fault == "refuse":
             write(f"?{cid} not today\n\n".encode())
             return True
@@ -153,6 +189,20 @@ class FakeBot:
             real = self.pos.result()
             wrong = "W+100" if real.startswith("B") else "B+100"
             write(f"={cid} {wrong}\n\n".encode())
+            return True
+        if fault == "replay":
+            # Deterministic per game: the random generator restarts from the seed at every
+            # new game, so the same seats replay the same game move for move.
+            self.rng = random.Random(self.seed)
+            return False
+        if fault in LENIENT:
+            try:
+                self.pos = self.pos.play(args[1])
+            except TurnError as exc:
+                if not LENIENT[fault](exc, args[1]):
+                    write(f"?{cid} illegal: {exc}\n\n".encode())
+                    return True
+            write(f"={cid}\n\n".encode())
             return True
         if fault == "accept-illegal":
             # Answers '=' to every play; applies the legal ones, silently drops the rest.
@@ -196,9 +246,9 @@ class FakeBot:
         if name == "protocol_version":
             return True, "1" if self.fault == "bad-version" else "2"
         if name == "name":
-            return True, f"fakebot-{self.fault or 'good'}"
+            return True, f"fakebot-{self.fault or 'good'}" + (ESCAPES if self.fault == "escape-name" else "")
         if name == "version":
-            return True, "1.0"
+            return True, "1.0" + (ESCAPES if self.fault == "escape-name" else "")
         if name == "list_commands":
             return True, "\n".join(LISTED + ([] if self.minimal else OPTIONAL))
         if name == "known_command":
@@ -222,7 +272,7 @@ class FakeBot:
         if name == "play":
             try:
                 self.pos = self.pos.play(args[1])
-            except IllegalTurn as exc:
+            except TurnError as exc:  # an illegal turn, or one that is not even notation
                 return False, f"illegal: {exc}"
             return True, ""
         if name == "genmove":
@@ -245,6 +295,7 @@ def main() -> None:
     parser.add_argument("--at", default="genmove", help="the command a command fault fires at")
     parser.add_argument("--after", type=int, default=0, help="occurrences of --at to let pass first")
     parser.add_argument("--delay", type=float, default=5.0, help="seconds the 'slow' fault waits")
+    parser.add_argument("--delay-file", help="read the 'slow' fault's seconds from this file (0 if missing)")
     parser.add_argument("--minimal", action="store_true", help="list no optional commands")
     args = parser.parse_args()
     FakeBot(args).run()

@@ -1,0 +1,61 @@
+"""How the numbers moved during a run: ratings after the first N games, an SPRT's LLR after
+each pair. Pure, for the charts of ``standings.html``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from referee.play.records import GameSummary
+from referee.ratings.report import standings
+from referee.ratings.sprt import Sprt
+
+CHECKPOINTS = 24
+"""Points of a rating history: a fit each (point estimates, no resampling)."""
+MAX_LLR_POINTS = 400
+
+
+def rating_history(
+    games: Sequence[GameSummary],
+    names: Sequence[str],
+    *,
+    anchor: str | None = None,
+    anchor_rating: float = 0.0,
+    checkpoints: int = CHECKPOINTS,
+) -> list[tuple[int, dict[str, float]]]:
+    """``(games so far, {bot: Elo})`` at about ``checkpoints`` evenly spaced points of the
+    run, in the order the games were recorded. A bot is left out of a point where it has
+    no rating yet."""
+    rated = [g for g in games if not g.is_void]
+    if not rated:
+        return []
+    step = max(1, len(rated) // checkpoints)
+    ends = sorted({*range(step, len(rated) + 1, step), len(rated)})
+    out = []
+    for end in ends:
+        st = standings(rated[:end], names, anchor=anchor, anchor_rating=anchor_rating, bootstrap=0)
+        out.append((end, {line.name: line.elo for line in st.lines if line.elo is not None}))
+    return out
+
+
+def llr_history(games: Sequence[GameSummary], test: Sprt, candidate: str) -> list[tuple[int, float]]:
+    """``(pairs, LLR)`` each time a pair completed (thinned to at most
+    :data:`MAX_LLR_POINTS`), in the order the games were recorded."""
+    points: dict[str, float] = {}
+    counts = [0, 0, 0, 0, 0]
+    completed: list[tuple[int, ...]] = []
+    for g in games:
+        if g.is_void or g.pair_key is None or candidate not in g.labels:
+            continue
+        seat = g.labels.index(candidate)
+        score = 0.5 if g.winner is None else 1.0 if g.winner == seat else 0.0
+        if g.pair_key in points:
+            counts[round(2 * (points.pop(g.pair_key) + score))] += 1
+            completed.append(tuple(counts))
+        else:
+            points[g.pair_key] = score
+    step = max(1, len(completed) // MAX_LLR_POINTS)
+    chosen = [*completed[step - 1 :: step]]
+    if completed and chosen[-1] != completed[-1]:
+        chosen.append(completed[-1])
+    return [(sum(c), test.status(c).llr) for c in chosen]

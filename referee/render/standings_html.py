@@ -1,0 +1,278 @@
+"""``standings.html``: the standings of a run as one self-contained page, above the replay of
+every game (:func:`referee.render.html.game_page`).
+
+Pure: standings, records and the histories in, HTML text out. The charts are static SVG
+drawn here (no script needed to read them): every bot's Elo with its interval as a bar,
+the crosstable as a heat map, the pentanomial table, each bot's rating over the games
+played, and an SPRT's LLR over pairs with its bounds. While a run is going the page says
+so ("in progress: N of M games") and reloads itself every few seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+from referee.play.records import FORFEITS, GameRecord
+from referee.ratings.report import Standings, crosstable_rows
+from referee.render.html import game_page
+
+REFRESH_SECONDS = 5
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f")
+
+CSS = """
+section.standings { padding: 0.5em 1em; }
+section.standings table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }
+section.standings th, section.standings td {
+  padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: right;
+}
+section.standings th:nth-child(2), section.standings td.name { text-align: left; }
+section.standings svg.bar { vertical-align: middle; }
+.progress { background: #fff3cd; border: 1px solid #e0c060; padding: 4px 10px; display: inline-block; }
+td.heat { color: #000; }
+td.heat-0 { background: #d73027; } td.heat-1 { background: #f46d43; } td.heat-2 { background: #fdae61; }
+td.heat-3 { background: #fee08b; } td.heat-4 { background: #ffffbf; } td.heat-5 { background: #d9ef8b; }
+td.heat-6 { background: #a6d96a; } td.heat-7 { background: #66bd63; } td.heat-8 { background: #1a9850; }
+td.self { background: #eee; }
+.chart text { font: 11px sans-serif; }
+.warnings li { color: #8a4b00; }
+"""
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """Every bot's rating after the first ``games`` games of the run."""
+
+    games: int
+    elo: dict[str, float]
+
+
+def _f(x: float | None, signed: bool = True) -> str:
+    if x is None or not math.isfinite(x):
+        return ""
+    return f"{x:+.0f}" if signed else f"{x:.0f}"
+
+
+def _interval_bar(low: float | None, high: float | None, elo: float | None, lo: float, hi: float) -> str:
+    """A 160-pixel bar: the interval as a band, the estimate as a tick, on the scale of
+    every bot's intervals together."""
+    width = 160
+    if low is None or high is None or elo is None or hi <= lo:
+        return ""
+
+    def x(v: float) -> float:
+        return 4 + (width - 8) * (min(max(v, lo), hi) - lo) / (hi - lo)
+
+    return (
+        f'<svg class="bar" width="{width}" height="14" viewBox="0 0 {width} 14" role="img" '
+        f'aria-label="{escape(_f(low))} to {escape(_f(high))}">'
+        f'<rect x="{x(low):.1f}" y="3" width="{max(1.0, x(high) - x(low)):.1f}" height="8" fill="#9ecae1"/>'
+        f'<rect x="{x(elo) - 1:.1f}" y="1" width="2" height="12" fill="#08519c"/></svg>'
+    )
+
+
+def leaderboard_html(st: Standings) -> str:
+    rated = [line for line in st.lines if line.elo is not None]
+    ends = [
+        v
+        for line in rated
+        for v in (line.elo_low, line.elo_high, line.elo)
+        if v is not None and math.isfinite(v)
+    ]
+    lo, hi = (min(ends), max(ends)) if ends else (0.0, 0.0)
+    pct = f"{round(100 * st.confidence)}%"
+    head = (
+        f"<tr><th>rank</th><th>bot</th><th>Elo</th><th>{pct} interval</th><th></th>"
+        "<th>games</th><th>W-D-L</th>"
+        "<th>score</th><th>LOS next</th>" + "".join(f"<th>{k.value}</th>" for k in FORFEITS) + "</tr>"
+    )
+    rows = []
+    for line in st.lines:
+        elo = "anchor" if line.name == st.anchor else _f(line.elo)
+        if line.elo_bound == "lower":
+            elo = f"&gt; {_f(line.elo_low)}"
+        elif line.elo_bound == "upper":
+            elo = f"&lt; {_f(line.elo_high)}"
+        interval = "" if line.elo_low is None else f"[{_f(line.elo_low)}, {_f(line.elo_high)}]"
+        los = "" if line.los_next is None else f"{100 * line.los_next:.1f}%"
+        rows.append(
+            f'<tr data-bot="{escape(line.name)}"><td>{"" if line.rank is None else line.rank}</td>'
+            f'<td class="name">{escape(line.name)}</td><td class="elo">{elo}</td><td>{interval}</td>'
+            f"<td>{_interval_bar(line.elo_low, line.elo_high, line.elo, lo, hi)}</td>"
+            f"<td>{line.games}</td><td>{line.wins}-{line.draws}-{line.losses}</td>"
+            f"<td>{line.score_percent:.1f}%</td><td>{los}</td>"
+            + "".join(f"<td>{line.failures.get(k, 0)}</td>" for k in FORFEITS)
+            + "</tr>"
+        )
+    return f'<table id="leaderboard"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def crosstable_html(st: Standings) -> str:
+    headers, rows = crosstable_rows(st)
+    out = [
+        '<table id="crosstable"><thead><tr>',
+        *(f"<th>{escape(str(h))}</th>" for h in headers),
+        "</tr></thead><tbody>",
+    ]
+    for row in rows:
+        me = str(row[0])
+        out.append(f'<tr><td class="name">{escape(me)}</td>')
+        for other, cell in zip(headers[1:], row[1:], strict=True):
+            text = str(cell)
+            if other == me:
+                out.append('<td class="self">-</td>')
+                continue
+            points, n = st.cross.get(me, {}).get(str(other), (0.0, 0))
+            heat = f" heat heat-{min(8, int(points / n * 9))}" if n else ""
+            out.append(f'<td class="cross{heat}" title="{escape(text)}">{escape(text)}</td>')
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _pair_elo(elo: float, low: float, high: float) -> str:
+    """The estimate, or for a perfect pairing the bound that is all the data say."""
+    if math.isfinite(elo):
+        return _f(elo)
+    return f"&gt; {_f(low)}" if elo > 0 else f"&lt; {_f(high)}"
+
+
+def pairs_html(st: Standings) -> str:
+    if not st.pairs:
+        return ""
+    rows = "".join(
+        f'<tr><td class="name">{escape(p.a)} vs {escape(p.b)}</td><td>{p.pairs}</td>'
+        f"<td>{'-'.join(str(c) for c in p.counts)}</td><td>{_pair_elo(p.elo, p.low, p.high)}</td>"
+        f"<td>[{_f(p.low)}, {_f(p.high)}]</td><td>{100 * p.los:.1f}%</td></tr>"
+        for p in st.pairs
+    )
+    return (
+        '<table id="pairs"><thead><tr><th>pairing</th><th>pairs</th><th>0-0.5-1-1.5-2</th><th>Elo</th>'
+        f"<th>interval</th><th>LOS</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def _chart(
+    series: dict[str, list[tuple[float, float]]],
+    *,
+    x_label: str,
+    y_label: str,
+    guides: Sequence[float] = (),
+    ident: str,
+) -> str:
+    """A line chart of ``series`` (name -> points), with horizontal ``guides``."""
+    points = [p for line in series.values() for p in line]
+    if not points:
+        return ""
+    width, height, left, bottom = 640, 260, 50, 30
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points] + list(guides)
+    x0, x1 = min(xs), max(xs)
+    y0, y1 = min(ys), max(ys)
+    if x1 == x0:
+        x1 = x0 + 1
+    if y1 == y0:
+        y0, y1 = y0 - 1, y1 + 1
+
+    def sx(x: float) -> float:
+        return left + (width - left - 10) * (x - x0) / (x1 - x0)
+
+    def sy(y: float) -> float:
+        return 10 + (height - bottom - 10) * (y1 - y) / (y1 - y0)
+
+    parts = [
+        f'<svg id="{ident}" class="chart" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img">',
+        f'<line x1="{left}" y1="{height - bottom}" x2="{width - 10}" y2="{height - bottom}" stroke="#999"/>',
+        f'<line x1="{left}" y1="10" x2="{left}" y2="{height - bottom}" stroke="#999"/>',
+        f'<text x="{width / 2:.0f}" y="{height - 6}" text-anchor="middle">{escape(x_label)}</text>',
+        f'<text x="12" y="{height / 2:.0f}" transform="rotate(-90 12 {height / 2:.0f})" text-anchor="middle">'
+        f"{escape(y_label)}</text>",
+        f'<text x="{left - 4}" y="{sy(y1) + 4:.1f}" text-anchor="end">{y1:.0f}</text>',
+        f'<text x="{left - 4}" y="{sy(y0) + 4:.1f}" text-anchor="end">{y0:.0f}</text>',
+        f'<text x="{sx(x1):.1f}" y="{height - bottom + 14}" text-anchor="end">{x1:.0f}</text>',
+    ]
+    for g in guides:
+        parts.append(
+            f'<line class="guide" x1="{left}" y1="{sy(g):.1f}" x2="{width - 10}" y2="{sy(g):.1f}" '
+            'stroke="#c00" stroke-dasharray="4 3"/>'
+        )
+    for i, (name, line) in enumerate(series.items()):
+        colour = PALETTE[i % len(PALETTE)]
+        path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in line)
+        parts.append(
+            f'<polyline class="series" data-name="{escape(name)}" points="{path}" fill="none" '
+            f'stroke="{colour}" stroke-width="1.5"/>'
+        )
+        if line:
+            x, y = line[-1]
+            parts.append(
+                f'<text x="{min(sx(x) + 3, width - 60):.1f}" y="{sy(y):.1f}" '
+                f'fill="{colour}">{escape(name)}</text>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def rating_chart(history: Sequence[RatingPoint]) -> str:
+    series: dict[str, list[tuple[float, float]]] = {}
+    for point in history:
+        for name, elo in point.elo.items():
+            if math.isfinite(elo):
+                series.setdefault(name, []).append((point.games, elo))
+    return _chart(series, x_label="games played", y_label="Elo", ident="rating-chart")
+
+
+def llr_chart(llr: Sequence[tuple[int, float]], lower: float, upper: float) -> str:
+    return _chart(
+        {"LLR": [(float(p), v) for p, v in llr]},
+        x_label="pairs",
+        y_label="LLR",
+        guides=(lower, upper),
+        ident="llr-chart",
+    )
+
+
+def standings_page(
+    st: Standings,
+    records: Sequence[GameRecord],
+    *,
+    title: str,
+    history: Sequence[RatingPoint] = (),
+    llr: Sequence[tuple[int, float]] = (),
+    progress: tuple[int, int] | None = None,
+    running: bool = False,
+) -> str:
+    """The whole page. ``progress`` is ``(done, total)`` games; while the run is
+    ``running`` the page says "in progress" and reloads itself every
+    :data:`REFRESH_SECONDS` seconds."""
+    parts = ['<section class="standings">']
+    if progress is not None:
+        done, total = progress
+        state = "in progress" if running else "finished" if done >= total else "stopped"
+        parts.append(f'<p class="progress" id="progress">{state}: {done} of {total} games</p>')
+    played = st.games - st.void
+    parts.append(f"<p>{played} games rated" + (f", {st.void} void (not rated)" if st.void else "") + "</p>")
+    parts += ["<h2>Leaderboard</h2>", leaderboard_html(st), "<h2>Crosstable</h2>", crosstable_html(st)]
+    if st.pairs:
+        parts += ["<h2>Opening pairs</h2>", pairs_html(st)]
+    if history:
+        parts += ["<h2>Ratings over the games</h2>", rating_chart(history)]
+    if st.sprt is not None:
+        parts += ["<h2>SPRT</h2>", f'<p id="sprt">{escape(st.sprt_words or "")}</p>']
+        if llr:
+            parts.append(llr_chart(llr, float(st.sprt["lower"]), float(st.sprt["upper"])))
+    if st.warnings:
+        parts.append(
+            '<ul class="warnings">' + "".join(f"<li>{escape(w)}</li>" for w in st.warnings) + "</ul>"
+        )
+    parts.append("<h2>Games</h2></section>")
+    return game_page(
+        records,
+        title=title,
+        before="".join(parts),
+        refresh_seconds=REFRESH_SECONDS if running else None,
+        extra_css=CSS,
+    )

@@ -1,0 +1,58 @@
+"""``OUTPUT/standings.html``: the standings page of a results folder, and its writer.
+
+Reads the folder's results (whole records: the page replays every game), computes the
+charts' histories, renders with :mod:`referee.render.standings_html` and replaces the file
+atomically. Blocking: the runner calls it in a worker thread, so no bot's clock waits on
+it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from referee.ratings.history import llr_history, rating_history
+from referee.ratings.report import Standings
+from referee.ratings.sprt import Sprt
+from referee.render.standings_html import RatingPoint, standings_page
+from referee.tournament.folder import latest_records
+from referee.tournament.results import ResultsFile
+
+PAGE = "standings.html"
+
+
+def standings_html(
+    results: Path,
+    st: Standings,
+    *,
+    title: str,
+    names: Sequence[str],
+    anchor: str | None = None,
+    anchor_rating: float = 0.0,
+    sprt: tuple[Sprt, str] | None = None,
+    progress: tuple[int, int] | None = None,
+    running: bool = False,
+) -> str:
+    """The page of the results file ``results`` whose standings are ``st``. ``sprt`` is
+    the test and its candidate when the run is an SPRT (for the LLR chart)."""
+    rf = ResultsFile(results)
+    summaries = latest_records(rf.summaries().records)
+    records = latest_records(rf.load().records)
+    history = [
+        RatingPoint(games, elo)
+        for games, elo in rating_history(summaries, names, anchor=anchor, anchor_rating=anchor_rating)
+    ]
+    llr = [] if sprt is None else llr_history(summaries, sprt[0], sprt[1])
+    return standings_page(
+        st, records, title=title, history=history, llr=llr, progress=progress, running=running
+    )
+
+
+def write_standings_html(folder: Path, text: str) -> Path:
+    """Replace ``folder/standings.html`` with ``text`` atomically."""
+    path = folder / PAGE
+    tmp = folder / (PAGE + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path

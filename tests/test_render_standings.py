@@ -1,0 +1,108 @@
+"""``standings.html`` of a real tournament, in headless Chromium from ``file://``.
+
+A tournament of three sample bot processes (one of them faulty) is played by the runner,
+which writes the page; the page must show the report's numbers (the leaderboard in rank
+order, the crosstable as a heat map, the pentanomial table), the charts, no "in progress"
+once finished, and replay its games. Skipped only when Chromium is not installed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+import yaml
+from selenium.webdriver.common.by import By
+from test_render_browser import WebDriver, driver, logs, open_page, select_game, shown  # noqa: F401
+
+from referee.tournament.config_yaml import load_config
+from referee.tournament.runner import Tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("tournament")
+    bots = [
+        {
+            "name": "random",
+            "command": [sys.executable, "-m", "sample_bots.random_bot", "--seed", "1"],
+            "cwd": str(ROOT),
+        },
+        {
+            "name": "greedy",
+            "command": [sys.executable, "-m", "sample_bots.greedy_bot", "--seed", "2"],
+            "cwd": str(ROOT),
+        },
+        {
+            "name": "faulty",
+            "command": [sys.executable, str(FAKEBOT), "--fault", "illegal-occupied", "--after", "1"],
+        },
+    ]
+    config = {
+        "name": "page",
+        "board_size": 3,
+        "opening": "pie",
+        "time_control": {"per_move": 0.5, "margin": 0.3},
+        "schedule": {"kind": "round_robin", "games_per_pair": 2},
+        "output": str(folder / "out"),
+        "bots": bots,
+    }
+    path = folder / "page.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = trio.run(lambda: Tournament(load_config(path), out=io.StringIO(), bootstrap=200).run())
+    assert result.played == 6
+    return folder / "out"
+
+
+def test_the_page_shows_the_reports_numbers_and_replays_the_games(
+    driver: WebDriver,  # noqa: F811
+    tournament: Path,
+) -> None:
+    page = tournament / "standings.html"
+    report = json.loads((tournament / "standings.json").read_text())
+    logs(driver, "browser")
+    open_page(driver, page)
+    assert [e for e in logs(driver, "browser") if e["level"] in ("SEVERE", "WARNING")] == []
+    rows = driver.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
+    assert [r.get_attribute("data-bot") for r in rows] == [b["name"] for b in report["bots"]]
+    for row, bot in zip(rows, report["bots"], strict=True):
+        cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+        assert cells[5] == str(bot["games"]) and cells[6] == f"{bot['wins']}-{bot['draws']}-{bot['losses']}"
+        assert cells[7] == f"{bot['score_percent']:.1f}%"
+        if bot["elo_low"] is not None:
+            assert cells[3] == f"[{bot['elo_low']:+.0f}, {bot['elo_high']:+.0f}]"
+            assert row.find_elements(By.CSS_SELECTOR, "svg.bar rect")  # the interval drawn
+    heat = driver.find_elements(By.CSS_SELECTOR, "#crosstable td.heat")
+    assert len(heat) == 6  # three bots, each against the two others
+    assert driver.find_elements(By.CSS_SELECTOR, "#pairs tbody tr")
+    series = driver.find_elements(By.CSS_SELECTOR, "#rating-chart polyline.series")
+    assert {s.get_attribute("data-name") for s in series} <= {b["name"] for b in report["bots"]} and series
+    assert driver.find_element(By.ID, "progress").text == "finished: 6 of 6 games"
+    assert not driver.find_elements(By.CSS_SELECTOR, 'meta[http-equiv="refresh"]')
+    # Every game is in the list and replays; the faulty bot's illegal answer is shown.
+    ids = [r.get_attribute("data-id") for r in driver.find_elements(By.CSS_SELECTOR, "#list .row")]
+    assert len(ids) == 6
+    records = [json.loads(line) for line in (tournament / "results.jsonl").read_text().splitlines()]
+    illegal = [r for r in records if r["termination"] == "illegal"]
+    assert illegal, "the faulty bot should have lost by an illegal turn"
+    select_game(driver, illegal[0]["game_id"])
+    assert illegal[0]["fault"]["received"].strip("'") in driver.find_element(By.ID, "game").text
+    board = shown(driver)
+    assert board["turn"] == len(illegal[0]["turns"])
+
+
+def test_a_page_written_during_the_run_says_so_and_reloads() -> None:
+    from referee.ratings.report import standings
+    from referee.render.standings_html import standings_page
+
+    page = standings_page(standings([], ["a", "b"]), [], title="t", progress=(3, 10), running=True)
+    assert "in progress: 3 of 10 games" in page and 'http-equiv="refresh"' in page
+    done = standings_page(standings([], ["a", "b"]), [], title="t", progress=(4, 10), running=False)
+    assert "stopped: 4 of 10 games" in done and 'http-equiv="refresh"' not in done

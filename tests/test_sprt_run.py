@@ -1,0 +1,95 @@
+"""An SPRT played for real: sample bot processes through the runner, until the test
+decides; a resumed run after the decision plays nothing; the decision reaches
+standings.json and the report."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import trio
+import yaml
+
+from referee.tournament.config_yaml import load_config
+from referee.tournament.results import ResultsFile
+from referee.tournament.runner import Tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def sample(name: str, bot: str, seed: int) -> dict[str, object]:
+    return {
+        "name": name,
+        "command": [sys.executable, "-m", f"sample_bots.{bot}", "--seed", str(seed)],
+        "cwd": str(ROOT),
+    }
+
+
+def write(tmp_path: Path, bots: list[dict[str, object]], schedule: dict[str, object], size: int = 3) -> Path:
+    config = {
+        "name": "sprt",
+        "board_size": size,
+        "opening": "pie",
+        "time_control": {"per_move": 0.2, "margin": 0.3},
+        "schedule": {"kind": "sprt", **schedule},
+        "concurrency": 2,
+        "output": str(tmp_path / "out"),
+        "bots": bots,
+    }
+    path = tmp_path / "sprt.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def run(path: Path) -> tuple[str, object]:
+    out = io.StringIO()
+    result = trio.run(lambda: Tournament(load_config(path), out=out, standings_every=4, bootstrap=100).run())
+    return out.getvalue(), result
+
+
+def test_a_much_stronger_candidate_is_accepted_in_few_pairs_and_a_resume_plays_nothing(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path,
+        [sample("greedy", "greedy_bot", 1), sample("random", "random_bot", 2)],
+        {"elo0": 0, "elo1": 150, "alpha": 0.1, "beta": 0.1, "model": "logistic", "max_games": 200},
+    )
+    text, _result = run(path)
+    assert "SPRT: H1 accepted: the candidate is stronger" in text
+    assert "    SPRT games " in text  # the live line, every few pairs
+    standings = json.loads((tmp_path / "out" / "standings.json").read_text())
+    sprt = standings["sprt"]
+    assert sprt["decision"] == "H1" and sprt["llr"] >= sprt["upper"] and sprt["model"] == "logistic"
+    records = ResultsFile(tmp_path / "out" / "results.jsonl").load().records
+    assert len(records) == sprt["games"] == 2 * sprt["pairs"] < 60  # complete pairs, and few
+    assert sum(sprt["pentanomial"]) == sprt["pairs"]
+    keys = [r.pair_key for r in records]
+    assert all(keys.count(k) == 2 for k in keys)  # every game has its colour-reversed twin
+    # Decided: running again plays nothing and says the same.
+    again, result2 = run(path)
+    assert result2.played == 0 and "SPRT: H1 accepted" in again  # type: ignore[attr-defined]
+    assert len(ResultsFile(tmp_path / "out" / "results.jsonl").load().records) == len(records)
+    # The report rebuilds the test from the files alone.
+    report = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "report", str(tmp_path / "out"), "--format", "json"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["sprt"] == sprt
+
+
+def test_equal_bots_with_wide_bounds_accept_h0(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        [sample("new", "random_bot", 3), sample("old", "random_bot", 4)],
+        {"elo0": 0, "elo1": 400, "alpha": 0.2, "beta": 0.2, "model": "logistic", "max_games": 200},
+        size=2,
+    )
+    text, _ = run(path)
+    assert "SPRT: H0 accepted: the candidate is not stronger by 400 Elo or more" in text
+    sprt = json.loads((tmp_path / "out" / "standings.json").read_text())["sprt"]
+    assert sprt["decision"] == "H0" and sprt["llr"] <= sprt["lower"]
