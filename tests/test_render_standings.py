@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -106,3 +107,53 @@ def test_a_page_written_during_the_run_says_so_and_reloads() -> None:
     assert "in progress: 3 of 10 games" in page and 'http-equiv="refresh"' in page
     done = standings_page(standings([], ["a", "b"]), [], title="t", progress=(4, 10), running=False)
     assert "stopped: 4 of 10 games" in done and 'http-equiv="refresh"' not in done
+
+
+def vastuz(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+
+
+def test_show_writes_a_position_as_svg_and_games_as_a_page(tournament: Path, tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    from referee.tools.show import position_after
+    from referee.tournament.results import ResultsFile
+
+    results = tournament / "results.jsonl"
+    record = max(ResultsFile(results).load().records, key=lambda r: len(r.turns))
+    assert len(record.turns) > 3
+    svg = tmp_path / "b.svg"
+    done = vastuz(
+        "show", str(results), "--game", record.game_id, "--svg", str(svg), "--turn", "3", "--groups"
+    )
+    assert done.returncode == 0, done.stderr
+    root = ET.fromstring(svg.read_text())
+    stones = {
+        c.get("data-point"): c.get("data-color")
+        for c in root.iter("{http://www.w3.org/2000/svg}circle")
+        if "stone" in (c.get("class") or "").split()
+    }
+    pos, last = position_after(record, 3)
+    assert stones == {
+        **dict.fromkeys(pos.stones("black"), "black"),
+        **dict.fromkeys(pos.stones("white"), "white"),
+    }
+    assert last == record.turns[2].turn
+    page = tmp_path / "all.html"
+    done = vastuz("show", str(results), "--html", str(page))
+    assert done.returncode == 0 and "(6 game(s))" in done.stdout
+    assert all(r.game_id in page.read_text() for r in ResultsFile(results).load().records)
+    bad = vastuz("show", str(results), "--turn", "3")
+    assert bad.returncode == 2 and "--turn and --groups go with --svg" in bad.stderr
+    beyond = vastuz("show", str(results), "--svg", str(svg), "--turn", "999")
+    assert beyond.returncode == 1 and "has turns 0 to" in beyond.stderr
+
+
+def test_report_writes_the_standings_page(tournament: Path) -> None:
+    done = vastuz("report", str(tournament), "--format", "html")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("<!DOCTYPE html>") and 'id="leaderboard"' in done.stdout
+    for bot in json.loads((tournament / "standings.json").read_text())["bots"]:
+        assert f'data-bot="{bot["name"]}"' in done.stdout

@@ -73,6 +73,21 @@ def time_control_text(tc: Mapping[str, Any]) -> str:
     return printable(", ".join(f"{k} {v}" for k, v in tc.items())) or "unknown"
 
 
+def position_after(record: GameRecord, turn: int | None = None) -> tuple[Position, str | None]:
+    """The position after ``turn`` turns of ``record`` (its end when None; 0: after the
+    setup), and that turn's notation. ``ValueError`` for a turn the game does not have."""
+    count = len(record.turns)
+    k = count if turn is None else turn
+    if not 0 <= k <= count:
+        raise ValueError(f"game {record.game_id} has turns 0 to {count}, not {turn}")
+    pos = Position.new(record.size)
+    if record.setup is not None:
+        pos = pos.setup(record.setup.black, record.setup.white)
+    for entry in record.turns[:k]:
+        pos = pos.play(entry.turn)
+    return pos, record.turns[k - 1].turn if k else None
+
+
 def render_game(record: GameRecord) -> str:
     """The game as text: header, the board after the setup and after each turn, the result."""
     p = printable

@@ -29,6 +29,7 @@ import trio
 
 from referee.errors import RunStopped
 from referee.play.game import play_game
+from referee.play.logs import LogBudget
 from referee.play.process import BotCommand, BotProcess
 from referee.play.records import GameRecord, SlotInfo, Termination
 from referee.play.spec import (
@@ -41,6 +42,7 @@ from referee.play.spec import (
 )
 from referee.ratings.report import standings
 from referee.text import printable
+from referee.tournament.config import DEFAULT_LOG_MAX_PER_BOT
 from referee.tournament.duplicates import repeat_warning
 from referee.tournament.folder import LOGS, MATCH_RESULTS, check_match_manifest, latest_records, shown
 from referee.tournament.openings import random_openings
@@ -248,6 +250,8 @@ class _Pool:
         self.idle: dict[str, list[BotProcess]] = {bot.label: [] for bot in match.bots}
         self.live: set[BotProcess] = set()
         self.started = 0
+        # One total cap per bot over the whole match, as in tournaments.
+        self.log_budgets = {bot.label: LogBudget(DEFAULT_LOG_MAX_PER_BOT) for bot in match.bots}
 
     def take(self, command: BotCommand, game_id: str, seat: int) -> BotProcess:
         stem = f"{game_id}-{seat}-{command.label}"
@@ -265,6 +269,7 @@ class _Pool:
             transcript=transcript,
             startup_timeout=self.match.startup_timeout,
             board_size=self.match.size,
+            log_budget=self.log_budgets[command.label],
         )
         self.live.add(bot)
         self.started += 1

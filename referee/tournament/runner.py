@@ -438,6 +438,8 @@ class Tournament:
         # Fewer bootstrap samples and a worker thread: a look at the table must not delay
         # the games in flight (their bots' clocks are running).
         st = await trio.to_thread.run_sync(self.standings, 200)
+        title = f"{self.config.name}: standings after {progress.done} of {progress.total} games"
+        await trio.to_thread.run_sync(write_standings, self.folder, st, title)
         if not self.quiet:
             self.say(
                 "\n" + render(st, "text", title=f"standings after {progress.done} games").rstrip() + "\n"
