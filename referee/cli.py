@@ -413,7 +413,10 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
     title = f"{config.name}: {result.resumed + result.played} of {result.total} games"
     print()
     print(printable(render(result.standings, "text", title=title).rstrip(), keep_newlines=True))
-    print(f"\nstandings: {shown(result.folder / 'standings.md')}, {shown(result.folder / 'standings.json')}")
+    files = ", ".join(
+        shown(result.folder / name) for name in ("standings.md", "standings.json", "standings.html")
+    )
+    print(f"\nstandings: {files}")
     if result.interrupted:
         print(
             f"stopped after {result.resumed + result.played} of {result.total} games; "

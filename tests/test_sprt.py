@@ -129,3 +129,10 @@ def test_pair_estimates() -> None:
     assert logistic.low < logistic.elo < logistic.high
     assert normalized.low is not None and normalized.high is not None
     assert normalized.low < normalized.elo < normalized.high and normalized.elo > 0
+
+
+def test_pair_estimates_make_up_nothing_for_a_perfect_score() -> None:
+    logistic, normalized = pair_estimates([0, 0, 0, 0, 15])
+    assert math.isnan(logistic.elo) and logistic.low is None and logistic.high is None
+    assert math.isnan(normalized.elo) and normalized.low is None and normalized.high is None
+    assert "Elo ? [?, ?], nElo ? [?, ?]" in Sprt(0, 20).status([0, 0, 0, 0, 15]).line((30, 0, 0))

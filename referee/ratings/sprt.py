@@ -297,19 +297,29 @@ def _elo_of_score(score: float) -> float | None:
 
 
 def pair_estimates(counts: Sequence[int], confidence: float = 0.95) -> tuple[EloEstimate, EloEstimate]:
-    """Logistic Elo and normalized Elo of the candidate, each with its interval, from the
-    regularized pentanomial counts (the estimates fastchess and fishtest print)."""
-    reg = regularized(counts)
-    n = sum(reg)
-    mean, var = _mean_var([c / n for c in reg])
+    """Logistic Elo and normalized Elo of the candidate, each with its interval (normal
+    approximation on the pair scores), from the observed pentanomial counts.
+
+    No figure is made up where the data hold none: with fewer than two different pair
+    scores observed (every pair won, say) the deviation is unknown, so normalized Elo and
+    both intervals are ``None`` (shown ``?``), and a perfect score has no finite Elo
+    (``nan``) either. The SPRT itself handles such counts by its regularization; these are
+    only what a reader is shown."""
+    n = sum(counts)
+    if n == 0:
+        return EloEstimate(math.nan, None, None), EloEstimate(math.nan, None, None)
+    mean, var = _mean_var([c / n for c in counts])
+    elo = _elo_of_score(mean)
+    if var <= 0 or n < 2:
+        point = elo if elo is not None else math.nan
+        return EloEstimate(point, None, None), EloEstimate(math.nan, None, None)
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     half = z * math.sqrt(var / n)
-    elo = _elo_of_score(mean)
     logistic = EloEstimate(
         elo if elo is not None else math.nan, _elo_of_score(mean - half), _elo_of_score(mean + half)
     )
-    sd_game = math.sqrt(2 * var)  # one game's deviation: a pair's score over two has half the variance
-    scale = NELO_PER_T / sd_game if sd_game > 0 else math.nan
-    nelo = (mean - 0.5) * scale
-    normalized = EloEstimate(nelo, (mean - half - 0.5) * scale, (mean + half - 0.5) * scale)
+    scale = NELO_PER_T / math.sqrt(
+        2 * var
+    )  # one game's deviation: a pair's score over two has half the variance
+    normalized = EloEstimate((mean - 0.5) * scale, (mean - half - 0.5) * scale, (mean + half - 0.5) * scale)
     return logistic, normalized

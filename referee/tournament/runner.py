@@ -285,9 +285,17 @@ class Tournament:
             if tc.per_move is not None
             else f"{tc.main:g} s + {tc.increment:g} s per move"
         )
+        size = f"{progress.total} games"
+        if c.schedule.sprt is not None:
+            s = c.schedule.sprt
+            size = (
+                f"SPRT {c.bots[0].name} (candidate) vs {c.bots[1].name} (baseline), "
+                f"[{s.elo0:g}, {s.elo1:g}] {s.model.value}, alpha {s.alpha:g}, beta {s.beta:g}, "
+                f"at most {progress.total} games"
+            )
         self.say(
             f"tournament {c.name}: {len(c.bots)} bots, board {c.board_size}, opening {c.opening.kind.value}, "
-            f"{clock}, {progress.total} games, concurrency {c.concurrency}"
+            f"{clock}, {size}, concurrency {c.concurrency}"
         )
         self.say(f"results: {shown(self.results.path)}")
         if progress.resumed:
@@ -421,6 +429,10 @@ class Tournament:
             self.say(f"    SPRT {status.line(plan.wdl)}")
 
     def _report(self, game: ScheduledGame, record: GameRecord, progress: Progress) -> None:
+        if isinstance(self.plan, SprtSchedule):
+            # Its length is not known: no ETA towards a cap it will rarely reach.
+            self.say(f"[{progress.done}] {game_line(game, record)}")
+            return
         self.say(f"[{progress.done:>{len(str(progress.total))}}/{progress.total}] {game_line(game, record)}")
         if progress.done < progress.total:
             self.say(
