@@ -383,3 +383,23 @@ async def test_per_move_deadline_is_the_limit_plus_the_margin(
     else:
         check_scored(record)
         assert all(t.seconds == pytest.approx(think) for t in record.turns if record.seat_of(t.color) == 0)
+
+
+async def test_a_forfeit_records_how_long_the_faulty_answer_took(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    slow_liar = player("bad", 1)
+    slow_liar.think("genmove", 0.25)
+    slow_liar.inject("genmove", Fault.ILLEGAL, nth=2)
+    record = await play(
+        slow_liar, player("good", 2), GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=PER_MOVE)
+    )
+    assert record.termination is Termination.ILLEGAL and record.fault is not None
+    assert record.fault.seconds == pytest.approx(0.25)
+    hanger = player("bad", 1)
+    hanger.inject("genmove", Fault.TIMEOUT)
+    record = await play(
+        hanger, player("good", 2), GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=PER_MOVE)
+    )
+    assert record.fault is not None and record.fault.seconds == pytest.approx(0.8)  # the whole deadline
+    assert GameRecord.from_json(record.to_json()) == record

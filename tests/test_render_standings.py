@@ -97,6 +97,11 @@ def test_the_page_shows_the_reports_numbers_and_replays_the_games(
     assert illegal[0]["fault"]["received"].strip("'") in driver.find_element(By.ID, "game").text
     board = shown(driver)
     assert board["turn"] == len(illegal[0]["turns"])
+    # For a person to look at: the standings and the replay, in the test's output folder.
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.save_screenshot(str(tournament / "standings-page.png"))
+    driver.find_element(By.ID, "game").screenshot(str(tournament / "replay.png"))
+    assert (tournament / "standings-page.png").stat().st_size > 10_000
 
 
 def test_a_page_written_during_the_run_says_so_and_reloads() -> None:

@@ -58,10 +58,11 @@ _FIXED_COLOURS = {Color.BLACK: 0, Color.WHITE: 1}
 class _SeatFault(Exception):
     """A bot fault with the seat of the bot that made it (internal to this module)."""
 
-    def __init__(self, seat: int, fault: BotFault) -> None:
+    def __init__(self, seat: int, fault: BotFault, seconds: float | None = None) -> None:
         super().__init__(seat, fault)
         self.seat = seat
         self.fault = fault
+        self.seconds = seconds  # how long the faulty answer (or the wait for it) took
 
 
 def _now() -> str:
@@ -102,7 +103,7 @@ class _Game:
                 played_from = time.perf_counter()
                 await self._play()
         except _SeatFault as seat_fault:
-            self._forfeit(seat_fault.seat, seat_fault.fault)
+            self._forfeit(seat_fault.seat, seat_fault.fault, seat_fault.seconds)
         except BotStartError as exc:
             self._void(str(exc))
         except trio.TooSlowError:
@@ -167,10 +168,11 @@ class _Game:
 
     # ------------------------------------------------------------------ requests
     async def _call(self, seat: int, command: Command, timeout: float, *, thinking: bool = False) -> Exchange:
+        asked = trio.current_time()
         try:
             exchange = await self.bots[seat].request(command, timeout)
         except BotFault as fault:
-            raise _SeatFault(seat, fault) from None
+            raise _SeatFault(seat, fault, trio.current_time() - asked) from None
         stats = self.stats[seat]
         stats.requests += 1
         stats.bot_seconds += exchange.seconds
@@ -192,6 +194,7 @@ class _Game:
                     "answered '?' to a command it must answer",
                     exchange.response.text,
                 ),
+                exchange.seconds,
             )
         return exchange
 
@@ -216,7 +219,11 @@ class _Game:
 
     def _illegal(self, seat: int, exchange: Exchange, detail: str) -> _SeatFault:
         bot = self.bots[seat]
-        return _SeatFault(seat, BotIllegal(bot.label, str(exchange.command), detail, exchange.response.text))
+        return _SeatFault(
+            seat,
+            BotIllegal(bot.label, str(exchange.command), detail, exchange.response.text),
+            exchange.seconds,
+        )
 
     # ------------------------------------------------------------------ openings
     async def _pie(self) -> None:
@@ -270,7 +277,9 @@ class _Game:
             raise self._illegal(seat, exchange, f"not a turn: {exc}") from None
         if turn == commands.RESIGN:
             bot = self.bots[seat]
-            raise _SeatFault(seat, BotResigned(bot.label, str(exchange.command), "resigned"))
+            raise _SeatFault(
+                seat, BotResigned(bot.label, str(exchange.command), "resigned"), exchange.seconds
+            )
         try:
             self.pos = self.pos.play(turn)
         except TurnError as exc:
@@ -321,7 +330,7 @@ class _Game:
                 log.warning("game %s: %s", self.spec.game_id, record.notes[-1])
 
     # ------------------------------------------------------------------ endings
-    def _forfeit(self, seat: int, fault: BotFault) -> None:
+    def _forfeit(self, seat: int, fault: BotFault, seconds: float | None = None) -> None:
         record = self.record
         if self.seat_of is None:
             # A pie game that ended before the choice: record the default colours.
@@ -335,7 +344,13 @@ class _Game:
         record.outcome = Outcome.BLACK_WINS if winner_color is Color.BLACK else Outcome.WHITE_WINS
         record.winner = winner
         record.reason = f"{fault.termination.value}: {fault}"
-        record.fault = FaultEntry(seat, fault.termination, fault.command, fault.received)
+        record.fault = FaultEntry(
+            seat,
+            fault.termination,
+            fault.command,
+            fault.received,
+            None if seconds is None else round(seconds, 6),
+        )
 
     def _void(self, reason: str) -> None:
         record = self.record

@@ -146,12 +146,15 @@ class TurnEntry:
 
 @dataclass
 class FaultEntry:
-    """The bot fault that ended a game: the seat, the command and what the bot sent."""
+    """The bot fault that ended a game: the seat, the command, what the bot sent, and how
+    long that answer (or the wait for it) took; ``seconds`` is None in records written
+    before it was kept."""
 
     seat: int
     kind: Termination
     command: str | None
     received: str | None
+    seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -255,6 +258,7 @@ class GameRecord:
                 "kind": self.fault.kind.value,
                 "command": self.fault.command,
                 "received": self.fault.received,
+                "seconds": self.fault.seconds,
             },
             "score": None if self.score is None else list(self.score),
             "started_at": self.started_at,
@@ -306,7 +310,11 @@ class GameRecord:
                 fault=None
                 if fault is None
                 else FaultEntry(
-                    fault["seat"], Termination(fault["kind"]), fault["command"], fault["received"]
+                    fault["seat"],
+                    Termination(fault["kind"]),
+                    fault["command"],
+                    fault["received"],
+                    fault.get("seconds"),
                 ),
                 score=None if score is None else (score[0], score[1]),
                 started_at=data["started_at"],

@@ -90,12 +90,14 @@ def leaderboard_html(st: Standings) -> str:
     )
     rows = []
     for line in st.lines:
-        elo = "anchor" if line.name == st.anchor else _f(line.elo)
+        elo = _f(line.elo)
         if line.elo_bound == "lower":
             elo = f"&gt; {_f(line.elo_low)}"
         elif line.elo_bound == "upper":
             elo = f"&lt; {_f(line.elo_high)}"
         interval = "" if line.elo_low is None else f"[{_f(line.elo_low)}, {_f(line.elo_high)}]"
+        if line.name == st.anchor:
+            elo, interval = _f(line.elo), "anchor"  # held at the anchor rating: a point
         los = "" if line.los_next is None else f"{100 * line.los_next:.1f}%"
         rows.append(
             f'<tr data-bot="{escape(line.name)}"><td>{"" if line.rank is None else line.rank}</td>'
@@ -145,7 +147,7 @@ def pairs_html(st: Standings) -> str:
     rows = "".join(
         f'<tr><td class="name">{escape(p.a)} vs {escape(p.b)}</td><td>{p.pairs}</td>'
         f"<td>{'-'.join(str(c) for c in p.counts)}</td><td>{_pair_elo(p.elo, p.low, p.high)}</td>"
-        f"<td>[{_f(p.low)}, {_f(p.high)}]</td><td>{100 * p.los:.1f}%</td></tr>"
+        f"<td>[{_f(p.low) or '-&infin;'}, {_f(p.high) or '&infin;'}]</td><td>{100 * p.los:.1f}%</td></tr>"
         for p in st.pairs
     )
     return (
