@@ -8,7 +8,9 @@ memory is its own:
 
 * loading the file's summaries (what resume and reports read), time and memory per record;
 * resuming the finished tournament (``vastuz tournament``: manifest check, load, repair,
-  schedule, standings with the default 1000 bootstrap resamples; plays nothing);
+  schedule, standings with the default 1000 bootstrap resamples; plays nothing), twice: the
+  first resume also writes standings.html (replays of the latest 10,000 games), the second
+  finds it current;
 * ``vastuz report`` of the folder;
 * loading whole records, for comparison, on the first ``--whole`` games.
 """
@@ -167,7 +169,8 @@ def main() -> None:
         )
         for what, label in (
             ("summaries", "load summaries (resume, report)"),
-            ("resume", "resume the finished tournament"),
+            ("resume", "resume (writes standings.html first)"),
+            ("resume", "resume again (the page is current)"),
             ("report", "vastuz report (1000 bootstrap resamples)"),
             ("whole", f"load whole records, first {args.whole}"),
         ):

@@ -68,9 +68,20 @@ def test_the_page_shows_the_reports_numbers_and_replays_the_games(
 ) -> None:
     page = tournament / "standings.html"
     report = json.loads((tournament / "standings.json").read_text())
-    logs(driver, "browser")
+    logs(driver, "browser"), logs(driver, "performance")  # drop what came before
     open_page(driver, page)
     assert [e for e in logs(driver, "browser") if e["level"] in ("SEVERE", "WARNING")] == []
+    requests = []
+    for entry in logs(driver, "performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            url = message["params"]["request"]["url"]
+            if (
+                not url.startswith(("chrome", "data:"))
+                and message["params"].get("documentURL") != "about:blank"
+            ):
+                requests.append(url)
+    assert requests == [page.as_uri()]  # the page itself, and nothing it asked for
     rows = driver.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")
     assert [r.get_attribute("data-bot") for r in rows] == [b["name"] for b in report["bots"]]
     for row, bot in zip(rows, report["bots"], strict=True):

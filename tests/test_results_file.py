@@ -120,3 +120,14 @@ def test_folder_lock_is_exclusive_and_released(tmp_path):
         assert proc.returncode != 0 and "another run is writing to this folder" in proc.stderr
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_last_records_keeps_only_the_tail(tmp_path):
+    rf = ResultsFile(tmp_path / "results.jsonl")
+    assert rf.last_records(3) == []
+    for i in range(10):
+        rf.append(rec(f"s{i}"))
+    with open(rf.path, "ab") as fh:
+        fh.write(b'{"torn')  # a torn last line is left out, as load() leaves it out
+    assert [r.slot for r in rf.last_records(3)] == ["s7", "s8", "s9"]
+    assert len(rf.last_records(100)) == 10

@@ -246,6 +246,7 @@ def standings_page(
     llr: Sequence[tuple[int, float]] = (),
     progress: tuple[int, int] | None = None,
     running: bool = False,
+    replay_note: str | None = None,
 ) -> str:
     """The whole page. ``progress`` is ``(done, total)`` games; while the run is
     ``running`` the page says "in progress" and reloads itself every
@@ -270,7 +271,10 @@ def standings_page(
         parts.append(
             '<ul class="warnings">' + "".join(f"<li>{escape(w)}</li>" for w in st.warnings) + "</ul>"
         )
-    parts.append("<h2>Games</h2></section>")
+    parts.append("<h2>Games</h2>")
+    if replay_note is not None:
+        parts.append(f'<p id="replay-note">{escape(replay_note)}</p>')
+    parts.append("</section>")
     return game_page(
         records,
         title=title,

@@ -13,6 +13,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from referee.play.records import GameSummary
 from referee.ratings.history import llr_history, rating_history
 from referee.ratings.report import Standings
 from referee.ratings.sprt import Model, Sprt
@@ -21,6 +22,10 @@ from referee.tournament.folder import MANIFEST, MATCH_RESULTS, RESULTS, latest_r
 from referee.tournament.results import ResultsFile
 
 PAGE = "standings.html"
+MAX_REPLAYS = 10_000
+"""Games a standings page replays: the latest ones (``vastuz show RESULTS --html`` makes a
+page of them all). 10,000 games make a page of about 11 MB that Chromium opens in well under
+a second."""
 
 
 def standings_html(
@@ -34,19 +39,36 @@ def standings_html(
     sprt: tuple[Sprt, str] | None = None,
     progress: tuple[int, int] | None = None,
     running: bool = False,
+    summaries: Sequence[GameSummary] | None = None,
 ) -> str:
     """The page of the results file ``results`` whose standings are ``st``. ``sprt`` is
     the test and its candidate when the run is an SPRT (for the LLR chart)."""
     rf = ResultsFile(results)
-    summaries = latest_records(rf.summaries().records)
-    records = latest_records(rf.load().records)
+    if summaries is None:  # the runner has them already; a report reads them
+        summaries = latest_records(rf.summaries().records)
+    # The replays embed every turn: past MAX_REPLAYS games the page shows the latest ones
+    # (it grows by about a kilobyte a game, and takes about a second a thousand to build).
+    records = latest_records(rf.last_records(MAX_REPLAYS))
     history = [
         RatingPoint(games, elo)
         for games, elo in rating_history(summaries, names, anchor=anchor, anchor_rating=anchor_rating)
     ]
     llr = [] if sprt is None else llr_history(summaries, sprt[0], sprt[1])
+    note = None
+    if len(summaries) > len(records):
+        note = (
+            f"The replays are of the latest {len(records):,} of {len(summaries):,} games; "
+            f"vastuz show {results.name} --html FILE makes a page of them all."
+        )
     return standings_page(
-        st, records, title=title, history=history, llr=llr, progress=progress, running=running
+        st,
+        records,
+        title=title,
+        history=history,
+        llr=llr,
+        progress=progress,
+        running=running,
+        replay_note=note,
     )
 
 

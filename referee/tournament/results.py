@@ -15,6 +15,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +96,28 @@ class ResultsFile:
             with open(self.path, "rb") as again:
                 again.seek(out.valid_length)
                 out.torn_tail = again.read()
+        return out
+
+    def last_records(self, count: int) -> list[GameRecord]:
+        """The whole records of the last ``count`` lines (a torn or damaged line among them
+        is left out: :meth:`load` is the reader that reports those). One pass that keeps
+        only those lines, so a page of the latest games costs little even at 100,000."""
+        tail: deque[bytes] = deque(maxlen=count)
+        try:
+            with open(self.path, "rb") as fh:
+                for raw in fh:
+                    if raw.endswith(b"\n") and raw.strip():
+                        tail.append(raw)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
+        out = []
+        for raw in tail:
+            try:
+                out.append(parse_line(raw))
+            except ValueError:
+                continue
         return out
 
     def _damaged(self, lineno: int, raw: bytes, why: str) -> NoReturn:

@@ -59,7 +59,7 @@ from referee.tournament.folder import (
     shown,
     write_standings,
 )
-from referee.tournament.pages import standings_html, write_standings_html
+from referee.tournament.pages import PAGE, standings_html, write_standings_html
 from referee.tournament.plans import FixedPlan, Plan, every_game, make_plan
 from referee.tournament.pool import DEFAULT_START_FAILURE_LIMIT, BotPool, StartFailures
 from referee.tournament.results import FolderLock, ResultsFile
@@ -255,7 +255,15 @@ class Tournament:
             st = await trio.to_thread.run_sync(self.standings)
             write_standings(self.folder, st, f"{config.name}: standings")
             running = not self.stopping and self.halt is None and progress.done < progress.total
-            await trio.to_thread.run_sync(self._write_page, st, progress, running and workers > 0)
+            page = self.folder / PAGE
+            current = (
+                progress.played == 0
+                and page.exists()
+                and self.results.path.exists()
+                and page.stat().st_mtime >= self.results.path.stat().st_mtime
+            )
+            if not current:  # a resume that played nothing keeps a page newer than the results
+                await trio.to_thread.run_sync(self._write_page, st, progress, running and workers > 0)
         interrupted = self.stopping
         if isinstance(plan, SprtSchedule):
             status = plan.status()
@@ -480,6 +488,7 @@ class Tournament:
             sprt=sprt,
             progress=(done, total),
             running=running,
+            summaries=latest_records(self.records),
         )
         write_standings_html(self.folder, text)
         self._page_written = time.monotonic()
