@@ -161,7 +161,47 @@ def add_match_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
     p.add_argument("--concurrency", type=_count, default=1, help="games played at the same time (default 1)")
     p.add_argument("--out", type=Path, help="output folder (default results/match-<time>)")
     p.add_argument("--transcripts", action="store_true", help="write a protocol transcript per game and bot")
+    sprt = p.add_argument_group("SPRT (A is the candidate, B the baseline; --games is then ignored)")
+    sprt.add_argument(
+        "--sprt",
+        type=_sprt_bounds,
+        metavar="elo0=E0,elo1=E1",
+        help="play colour-reversed pairs until a sequential probability ratio test decides",
+    )
+    sprt.add_argument(
+        "--alpha", type=_probability, default=0.05, help="chance of accepting H1 under H0 (0.05)"
+    )
+    sprt.add_argument(
+        "--beta", type=_probability, default=0.05, help="chance of accepting H0 under H1 (0.05)"
+    )
+    sprt.add_argument("--model", choices=("normalized", "logistic"), default="normalized", help="Elo model")
+    sprt.add_argument(
+        "--max-games", type=_count, default=100_000, metavar="N", help="the test's cap (100000)"
+    )
     p.set_defaults(handler=cmd_match)
+
+
+def _sprt_bounds(text: str) -> tuple[float, float]:
+    values: dict[str, float] = {}
+    for part in text.split(","):
+        key, _, value = part.partition("=")
+        try:
+            values[key.strip()] = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected elo0=E0,elo1=E1 (numbers), got {text!r}") from None
+    if set(values) != {"elo0", "elo1"} or not values["elo0"] < values["elo1"]:
+        raise argparse.ArgumentTypeError(f"expected elo0=E0,elo1=E1 with E0 < E1, got {text!r}")
+    return values["elo0"], values["elo1"]
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a probability between 0 and 1, got {text!r}")
+    return value
 
 
 def _time_control(args: argparse.Namespace) -> TimeControl:
@@ -185,6 +225,8 @@ async def cmd_match(args: argparse.Namespace) -> int:
             print(f"vastuz match: {which}: {problem}", file=sys.stderr)
             return EXIT_USAGE
     out = args.out or Path("results") / time.strftime("match-%Y%m%d-%H%M%S")
+    if args.sprt is not None:
+        return await _match_sprt(args, out)
     spec = MatchSpec(
         bots=(BotCommand(args.bot_a, "A"), BotCommand(args.bot_b, "B")),
         games=args.games,
@@ -224,6 +266,51 @@ async def cmd_match(args: argparse.Namespace) -> int:
         print(f"vastuz match: stopped: {summary.stopped}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_FAILED if summary.voids else EXIT_OK
+
+
+async def _match_sprt(args: argparse.Namespace, out: Path) -> int:
+    """``match --sprt``: the SPRT schedule of a tournament (tournament/sprt_schedule.py)
+    between A and B, run by the tournament runner into ``out``."""
+    from referee.ratings.report import render
+    from referee.tournament.config_yaml import parse_config
+    from referee.tournament.runner import Tournament
+
+    if args.main is not None:
+        clock: dict[str, float] = {"main": args.main, "increment": args.increment, "margin": args.margin}
+    else:
+        clock = {"per_move": args.per_move if args.per_move is not None else 1.0, "margin": args.margin}
+    elo0, elo1 = args.sprt
+    opening: object = (
+        args.opening if args.opening != "random" else {"random": {"count": 1000, "seed": args.seed}}
+    )
+    data = {
+        "name": "match-sprt",
+        "board_size": args.size,
+        "opening": opening,
+        "time_control": clock,
+        "schedule": {
+            "kind": "sprt",
+            "elo0": elo0,
+            "elo1": elo1,
+            "alpha": args.alpha,
+            "beta": args.beta,
+            "model": args.model,
+            "max_games": args.max_games + args.max_games % 2,
+        },
+        "concurrency": args.concurrency,
+        "output": str(out),
+        "bots": [{"name": "A", "command": args.bot_a}, {"name": "B", "command": args.bot_b}],
+    }
+    try:
+        config = parse_config(data, file="vastuz match --sprt", base_dir=Path.cwd())
+        result = await Tournament(config, transcripts=args.transcripts).run()
+    except VastuzError as exc:
+        print(f"vastuz match: {exc}", file=sys.stderr)
+        return EXIT_FAILED if not isinstance(exc, ConfigError) else EXIT_USAGE
+    assert result.standings is not None
+    print()
+    print(render(result.standings, "text", title=f"A vs B: {result.resumed + result.played} games").rstrip())
+    return EXIT_INTERRUPTED if result.interrupted else EXIT_OK
 
 
 # ---------------------------------------------------------------------------- show

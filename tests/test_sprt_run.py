@@ -93,3 +93,22 @@ def test_equal_bots_with_wide_bounds_accept_h0(tmp_path: Path) -> None:
     assert "SPRT: H0 accepted: the candidate is not stronger by 400 Elo or more" in text
     sprt = json.loads((tmp_path / "out" / "standings.json").read_text())["sprt"]
     assert sprt["decision"] == "H0" and sprt["llr"] <= sprt["lower"]
+
+
+def test_match_runs_the_same_test_from_the_command_line(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    command = [
+        sys.executable, "-m", "referee.cli", "match",
+        f"{sys.executable} -m sample_bots.greedy_bot --seed 5",
+        f"{sys.executable} -m sample_bots.random_bot --seed 6",
+        "--size", "3", "--per-move", "0.2", "--concurrency", "2", "--out", str(out),
+        "--sprt", "elo0=0,elo1=150", "--model", "logistic",
+        "--alpha", "0.1", "--beta", "0.1", "--max-games", "200",
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "SPRT: H1 accepted" in done.stdout
+    sprt = json.loads((out / "standings.json").read_text())["sprt"]
+    assert sprt["decision"] == "H1" and sprt["alpha"] == 0.1 and sprt["model"] == "logistic"
+    bad = subprocess.run([*command[:6], "--sprt", "elo0=5,elo1=1"], capture_output=True, text=True, cwd=ROOT)
+    assert bad.returncode == 2 and "E0 < E1" in bad.stderr
