@@ -56,7 +56,7 @@ def test_a_much_stronger_candidate_is_accepted_in_few_pairs_and_a_resume_plays_n
     path = write(
         tmp_path,
         [sample("greedy", "greedy_bot", 1), sample("random", "random_bot", 2)],
-        {"elo0": 0, "elo1": 150, "alpha": 0.1, "beta": 0.1, "model": "logistic", "max_games": 200},
+        {"elo0": 0, "elo1": 150, "alpha": 0.1, "beta": 0.1, "model": "logistic", "max_games": 600},
     )
     text, _result = run(path)
     assert "SPRT: H1 accepted: the candidate is stronger" in text
@@ -65,7 +65,9 @@ def test_a_much_stronger_candidate_is_accepted_in_few_pairs_and_a_resume_plays_n
     sprt = standings["sprt"]
     assert sprt["decision"] == "H1" and sprt["llr"] >= sprt["upper"] and sprt["model"] == "logistic"
     records = ResultsFile(tmp_path / "out" / "results.jsonl").load().records
-    assert len(records) == sprt["games"] == 2 * sprt["pairs"] < 60  # complete pairs, and few
+    # Complete pairs only, and few: about ten pairs typically (which games each reused
+    # process plays varies with scheduling, so the count does too), far from the cap.
+    assert len(records) == sprt["games"] == 2 * sprt["pairs"] < 200
     assert sum(sprt["pentanomial"]) == sprt["pairs"]
     keys = [r.pair_key for r in records]
     assert all(keys.count(k) == 2 for k in keys)  # every game has its colour-reversed twin
@@ -86,11 +88,13 @@ def test_equal_bots_with_wide_bounds_accept_h0(tmp_path: Path) -> None:
     path = write(
         tmp_path,
         [sample("new", "random_bot", 3), sample("old", "random_bot", 4)],
-        {"elo0": 0, "elo1": 400, "alpha": 0.2, "beta": 0.2, "model": "logistic", "max_games": 200},
+        # True Elo 0 is well below elo0: accepting H1 here has a chance far under alpha (at
+        # elo0 itself it would be alpha), so the test decides H0 every time in practice.
+        {"elo0": 100, "elo1": 400, "alpha": 0.05, "beta": 0.2, "model": "logistic", "max_games": 400},
         size=2,
     )
     text, _ = run(path)
-    assert "SPRT: H0 accepted: the candidate is not stronger by 400 Elo or more" in text
+    assert "SPRT: H0 accepted: the candidate is not stronger by 400 Elo or more" in text, text[-2000:]
     sprt = json.loads((tmp_path / "out" / "standings.json").read_text())["sprt"]
     assert sprt["decision"] == "H0" and sprt["llr"] <= sprt["lower"]
 

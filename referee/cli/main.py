@@ -1,0 +1,99 @@
+"""The ``vastuz`` command line.
+
+One function per subcommand (``cmd_tournament``, ``cmd_report``, ``cmd_match``,
+``cmd_show``, ``cmd_check``), each ``async`` and returning an
+exit code; :func:`main` parses the arguments and calls ``trio.run`` once. To add a
+subcommand: write ``add_<name>_parser(subparsers)`` that sets ``handler`` with
+``set_defaults`` and an ``async def cmd_<name>(args) -> int``, and list it in
+:func:`build_parser`.
+
+Exit codes: 0 success; 1 the command ran but something failed (a void game, an unreadable
+record, a results folder that cannot be used); 2 bad usage or an invalid config; 130
+interrupted (Ctrl-C or SIGTERM; every finished game is kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+import trio
+
+from referee.cli.check import add_check_parser
+from referee.cli.common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+)
+from referee.cli.match import add_match_parser
+from referee.cli.show import add_show_parser
+from referee.cli.tournament import add_report_parser, add_tournament_parser
+from referee.errors import VastuzError
+
+# ---------------------------------------------------------------------------- main
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vastuz", description="Vastuz arena: bot-vs-bot games and tournaments."
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_tournament_parser(subparsers)
+    add_report_parser(subparsers)
+    add_match_parser(subparsers)
+    add_show_parser(subparsers)
+    add_check_parser(subparsers)
+    return parser
+
+
+def _user_error(exc: BaseException) -> BaseException | None:
+    """The user-facing error behind ``exc`` (unwrapping trio's single-error groups), if it
+    is one: our own :class:`VastuzError`, or the operating system refusing a file."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, (VastuzError, OSError)) and not isinstance(exc, BrokenPipeError):
+        return exc
+    return None
+
+
+def _broken_pipe(exc: BaseException) -> bool:
+    """Whether ``exc`` is a closed output pipe (possibly inside trio's single-error groups)."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return isinstance(exc, BrokenPipeError)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(trio.run(args.handler, args))
+    except KeyboardInterrupt:
+        print("vastuz: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BaseException as exc:
+        if _broken_pipe(exc):
+            # The reader went away (``vastuz show ... | head``): not an error worth a
+            # traceback. A tournament handles it itself (it stops after the games in flight,
+            # exit 1); a match that lost its output mid-way stopped with games unplayed.
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the flush at exit
+            if args.command == "match":
+                print(
+                    "vastuz match: the output was closed (broken pipe), so the match stopped; "
+                    "every finished game is in its results file",
+                    file=sys.stderr,
+                )
+                return EXIT_FAILED
+            return EXIT_OK
+        # A file we cannot write or read, anywhere: a clear line, not a traceback. Anything
+        # else is our bug, and its traceback is what a bug report needs.
+        error = _user_error(exc)
+        if error is None:
+            raise
+        print(f"vastuz {args.command}: {error}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""``vastuz show``: a recorded game as text, as an SVG picture, or as a replay page."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from referee.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+)
+from referee.errors import VastuzError
+from referee.tools.show import load_game, render_game
+
+# ---------------------------------------------------------------------------- show
+
+
+def add_show_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "show",
+        help="print a recorded game turn by turn with board diagrams",
+        description="Replay a game record with the rules engine, printing the board after each turn.",
+    )
+    p.add_argument(
+        "record", type=Path, metavar="RECORD", help="a games.jsonl file or a single-record .json file"
+    )
+    p.add_argument(
+        "--game",
+        help="which game of a .jsonl file: its number (from 1) or its game_id (default: the first)",
+    )
+    p.add_argument("--svg", type=Path, metavar="OUT.svg", help="write the board as an SVG picture instead")
+    p.add_argument(
+        "--turn",
+        type=_turn_number,
+        metavar="K",
+        help="with --svg: the board after K turns (default: the end)",
+    )
+    p.add_argument("--groups", action="store_true", help="with --svg: outline the groups with their sizes")
+    p.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT.html",
+        help="write a self-contained page that replays the game (every game of the file without --game)",
+    )
+    p.set_defaults(handler=cmd_show)
+
+
+def _turn_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a turn number (0 or more), got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a turn number (0 or more), got {text!r}")
+    return value
+
+
+async def cmd_show(args: argparse.Namespace) -> int:
+    if args.svg is None and (args.turn is not None or args.groups):
+        print("vastuz show: --turn and --groups go with --svg", file=sys.stderr)
+        return EXIT_USAGE
+    if args.svg is not None or args.html is not None:
+        return _show_picture(args)
+    try:
+        shown_game = load_game(args.record, args.game)
+        text = render_game(shown_game.record)
+    except OSError as exc:
+        print(f"vastuz show: {args.record}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except (ValueError, VastuzError) as exc:
+        print(f"vastuz show: {args.record}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.game is None and shown_game.total > 1:
+        print(
+            f"showing game 1 of {shown_game.total} in {args.record} "
+            "(choose another with --game NUMBER or ID)",
+            file=sys.stderr,
+        )
+    print(text)
+    return EXIT_OK
+
+
+def _show_picture(args: argparse.Namespace) -> int:
+    """``show --svg`` (one position) or ``show --html`` (a replay page)."""
+    from referee.render.html import game_page
+    from referee.render.svg import board_svg
+    from referee.tools.show import position_after
+    from referee.tournament.results import ResultsFile
+
+    if args.svg is not None and args.html is not None:
+        print("vastuz show: give --svg or --html, not both", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        if args.svg is not None:
+            record = load_game(args.record, args.game).record
+            pos, last = position_after(record, args.turn)
+            title = f"{record.game_id} after {len(record.turns) if args.turn is None else args.turn} turns"
+            args.svg.write_text(
+                board_svg(pos, last_turn=last, groups=args.groups, title=title), encoding="utf-8"
+            )
+            print(f"wrote {args.svg}")
+        else:
+            if args.game is not None or args.record.suffix == ".json":
+                records = [load_game(args.record, args.game).record]
+            else:
+                records = ResultsFile(args.record).load().records
+            args.html.write_text(game_page(records, title=f"{args.record.name}: games"), encoding="utf-8")
+            print(f"wrote {args.html} ({len(records)} game(s))")
+    except OSError as exc:
+        print(f"vastuz show: {exc.filename or args.record}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except (ValueError, VastuzError) as exc:
+        print(f"vastuz show: {args.record}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK

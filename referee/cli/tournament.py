@@ -1,0 +1,170 @@
+"""``vastuz tournament`` and ``vastuz report``."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+import trio
+
+from referee.cli.common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    _count,
+    _count_or_zero,
+)
+from referee.errors import ConfigError, VastuzError
+from referee.text import printable
+
+# ---------------------------------------------------------------------------- tournament
+
+
+def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "tournament",
+        help="run (or resume) a tournament from a YAML config and print the leaderboard",
+        description=(
+            "Run the tournament a YAML config describes (see configs/README.md). Results go to "
+            "OUTPUT/results.jsonl as games finish; running the same command again resumes. "
+            "Ctrl-C stops cleanly and keeps every finished game."
+        ),
+    )
+    p.add_argument("config", type=Path, metavar="CONFIG", help="the tournament's YAML file")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only the final leaderboard")
+    p.add_argument(
+        "--standings-every",
+        type=_count_or_zero,
+        default=10,
+        metavar="N",
+        help="print the standings every N games (0: only at the end; default 10)",
+    )
+    p.add_argument(
+        "--transcripts", action="store_true", help="log every protocol line of every game under OUTPUT/logs/"
+    )
+    p.add_argument(
+        "--concurrency",
+        type=_count,
+        metavar="N",
+        help="games at once, overriding the config (it does not change which games are played)",
+    )
+    p.add_argument(
+        "--check", action="store_true", help="validate the config, print the schedule size, play nothing"
+    )
+    p.add_argument(
+        "--adopt",
+        action="store_true",
+        help="take results found without a tournament.json (deleted?) as this config's, after checking "
+        "every game against its schedule",
+    )
+    p.set_defaults(handler=cmd_tournament)
+
+
+async def cmd_tournament(args: argparse.Namespace) -> int:
+    from referee.ratings.report import render
+    from referee.tournament.config_yaml import load_config
+    from referee.tournament.folder import shown
+    from referee.tournament.runner import Tournament
+    from referee.tournament.schedule import build_schedule
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"vastuz tournament: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.concurrency is not None:
+        config = dataclasses.replace(config, concurrency=args.concurrency)
+    if args.check:
+        sprt = config.schedule.sprt
+        if sprt is not None:
+            size = (
+                f"an SPRT [{sprt.elo0:g}, {sprt.elo1:g}] ({sprt.model.value}) of at most "
+                f"{config.schedule.max_games} games"
+            )
+        else:
+            size = f"{len(build_schedule(config))} games"
+        print(f"{args.config}: valid; {len(config.bots)} bots, {size}, output {shown(config.output)}")
+        return EXIT_OK
+    tournament = Tournament(
+        config,
+        quiet=args.quiet,
+        standings_every=max(0, args.standings_every),
+        transcripts=args.transcripts,
+        adopt=args.adopt,
+    )
+    try:
+        result = await tournament.run()
+    except VastuzError as exc:
+        print(f"vastuz tournament: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    assert result.standings is not None
+    title = f"{config.name}: {result.resumed + result.played} of {result.total} games"
+    print()
+    print(printable(render(result.standings, "text", title=title).rstrip(), keep_newlines=True))
+    files = ", ".join(
+        shown(result.folder / name) for name in ("standings.md", "standings.json", "standings.html")
+    )
+    print(f"\nstandings: {files}")
+    if result.interrupted:
+        print(
+            f"stopped after {result.resumed + result.played} of {result.total} games; "
+            "run the same command to resume"
+        )
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if result.void else EXIT_OK
+
+
+# ---------------------------------------------------------------------------- report
+
+
+def add_report_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="rebuild the leaderboard of a results folder",
+        description="Rebuild the standings of a tournament (or match) folder from its results file alone.",
+    )
+    p.add_argument("folder", type=Path, metavar="OUTPUT", help="a tournament's output folder (or a match's)")
+    p.add_argument(
+        "--format",
+        choices=("text", "markdown", "json", "csv", "html"),
+        default="text",
+        help="output format (default text; html: the standings page with every game's replay)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=_count_or_zero,
+        default=1000,
+        metavar="N",
+        help="bootstrap samples for the intervals (0: none; default 1000)",
+    )
+    p.set_defaults(handler=cmd_report)
+
+
+async def cmd_report(args: argparse.Namespace) -> int:
+    from referee.ratings.report import render
+    from referee.tournament.folder import load_standings
+
+    try:
+        st, title = await trio.to_thread.run_sync(
+            lambda: load_standings(args.folder, bootstrap=max(0, args.bootstrap))
+        )
+    except (VastuzError, OSError) as exc:
+        print(f"vastuz report: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.format == "html":
+        from referee.tournament.pages import report_page
+
+        try:
+            text = await trio.to_thread.run_sync(lambda: report_page(args.folder, st, title))
+        except (VastuzError, OSError) as exc:
+            print(f"vastuz report: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        sys.stdout.write(text)
+        return EXIT_OK
+    text = render(st, args.format, title=title)
+    # A results file is data from anywhere: game ids and warnings reach the terminal escaped.
+    sys.stdout.write(printable(text, keep_newlines=True) if args.format in ("text", "markdown") else text)
+    return EXIT_OK
