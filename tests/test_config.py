@@ -791,12 +791,12 @@ def test_a_program_that_cannot_be_accessed_names_its_key(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Root may read anything, so the refusal a user would get is simulated where it happens.
-    import referee.tournament.config_yaml as config_yaml
+    import referee.tournament.config_fields as config_fields
 
     def refuse(program: str, cwd: Path, env: object = None) -> str | None:
         raise PermissionError(13, "Permission denied", "/secret/bin")
 
-    monkeypatch.setattr(config_yaml, "program_problem", refuse)
+    monkeypatch.setattr(config_fields, "program_problem", refuse)
     path = write(tmp_path, config_text())
     code, err = run_check(path, capsys)
     assert code == 2
@@ -808,7 +808,7 @@ def test_a_program_that_cannot_be_accessed_names_its_key(
     def cannot_stat(self: Path) -> bool:
         raise PermissionError(13, "Permission denied", str(self))
 
-    monkeypatch.setattr(config_yaml.Path, "is_dir", cannot_stat)
+    monkeypatch.setattr(config_fields.Path, "is_dir", cannot_stat)
     code, err = run_check(path, capsys)
     assert code == 2 and f"{path}: bots[0].cwd: cannot access the directory" in err
 

@@ -1,0 +1,370 @@
+"""An adaptive rating run as a schedule: colour-reversed pairs, each new one put where it
+buys the most certainty about the ranking, within a fixed game budget.
+
+Like the SPRT schedule (:mod:`referee.tournament.sprt_schedule`) the list of games is not
+known in advance: :meth:`AdaptiveSchedule.games` is an iterator the runner's workers pull
+from, and the bots of a new pair are chosen when its first game is handed out, from every
+result recorded so far. Pair ``k`` (from 1) has the slots ``ad-0000k-1`` (bot ``a`` first:
+it makes the pie setup, or plays Black) and ``ad-0000k-2`` (bot ``b`` first), ``a`` being
+the one listed first in the config; both share the pair key ``ad-0000k`` and, for book and
+random openings, one opening (the openings are dealt in turn by pair number). No pair is
+started that would take the run past its budget, so every game belongs to a complete pair.
+
+Choosing the next pair, in two phases.
+
+1. Warm-up (the floor). While some bot has fewer than ``floor`` games (counting pairs in
+   flight), or the bots are not yet linked by games into one group (ratings of unlinked
+   groups are not comparable), the bot with the fewest games (ties: config order) plays
+   the opponent it has met least, preferring one outside its group, then the opponent with
+   the fewest games, then config order. The default floor is ``2 * (len(bots) - 1)``: one
+   colour-reversed pair against every other bot, which this rule deals like a round robin.
+   So every rating rests on games against the whole field, and the first ranking the
+   adaptive phase sees is an honest one (a smaller floor leaves a bot misplaced on two or
+   three games, and adjacent-rank pairs only move it one place at a time).
+2. Adaptive. Fit the maximum-likelihood ratings of the recorded games (the same
+   Bradley-Terry fit and perfect-score rule as :func:`referee.ratings.elo.compute_ratings`,
+   on per-pairing totals) and rank the bots. For each two neighbours ``a`` above ``b`` with
+   gap ``d >= 0``, take ``V``, the variance of ``d`` from the Fisher information of every
+   game scheduled so far (recorded or in flight, each pairing weighted ``n * p * (1 - p)``
+   at the fitted expected score ``p``; this counts indirect evidence through other bots,
+   and is the effective resistance between ``a`` and ``b``). The chance their order is
+   wrong is about ``u = Phi(-d / sqrt(V))`` (``min(LOS, 1 - LOS)``); one more pair between
+   them (information ``w = 2 p (1 - p)``) shrinks ``V`` to ``V / (1 + w V)``. The next pair
+   goes to the neighbours maximising ``u * (V - V / (1 + w V))``: how doubtful the order
+   is, times how much a pair would narrow it. For two bots with only direct games this is
+   ``min(LOS, 1 - LOS) * (1 / n - 1 / (n + 2))`` up to a constant. The absolute (not
+   relative) narrowing keeps a pair of truly equal bots, whose order no budget can settle,
+   from swallowing everything: its gain falls like ``1 / n**2``. Counting pairs in flight
+   makes concurrent workers spread over different neighbours. Ties go to the pair listed
+   first in the config.
+
+Deterministic: the same recorded results (and pairs in flight) give the same next pair; no
+randomness, no I/O. A resumed run rebuilds the state from the results file's summaries and
+first completes the pairs found half played; a pair number whose games were all lost (void
+or torn) is chosen afresh.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from referee.play.records import GameSummary
+from referee.play.spec import Opening, OpeningKind
+from referee.ratings.fit import fit_strengths, sigmoid, strongly_connected, with_prior
+from referee.tournament.schedule import ScheduledGame
+
+PREFIX = "ad-"
+
+
+def pair_key(number: int) -> str:
+    return f"{PREFIX}{number:05d}"
+
+
+def pair_number(key: str | None) -> int | None:
+    """The pair's number from its key, None for a key that is not an adaptive pair's."""
+    if key is None or not key.startswith(PREFIX) or not key[len(PREFIX) :].isdigit():
+        return None
+    return int(key[len(PREFIX) :])
+
+
+@dataclass(frozen=True)
+class AdaptivePlan:
+    """What the run plays: the bots (in config order), the openings, the game budget and
+    the floor (games every bot plays before adapting; ``None``: ``2 * (len(bots) - 1)``)."""
+
+    bots: tuple[str, ...]
+    mode: OpeningKind
+    openings: tuple[Opening, ...] = ()
+    games: int = 1000
+    floor: int | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.bots) < 2 or len(set(self.bots)) != len(self.bots):
+            raise ValueError("an adaptive run needs at least two different bots")
+        if self.games < 2 or self.games % 2:
+            raise ValueError("games must be a positive even number (games come in pairs)")
+        if self.floor is not None and self.floor < 0:
+            raise ValueError("floor must not be negative")
+        if self.mode in (OpeningKind.BOOK, OpeningKind.RANDOM) and not self.openings:
+            raise ValueError(f"a {self.mode.value} adaptive run needs at least one opening")
+
+    @property
+    def floor_games(self) -> int:
+        return 2 * (len(self.bots) - 1) if self.floor is None else self.floor
+
+    def pair(self, number: int, a: str, b: str) -> tuple[ScheduledGame, ScheduledGame]:
+        """The two games of pair ``number`` (from 1) between ``a`` and ``b``."""
+        fixed = self.mode in (OpeningKind.BOOK, OpeningKind.RANDOM)
+        opening = self.openings[(number - 1) % len(self.openings)] if fixed else None
+        key = pair_key(number)
+        return tuple(  # type: ignore[return-value]
+            ScheduledGame(
+                slot=f"{key}-{k + 1}",
+                index=2 * (number - 1) + k,
+                round=1,
+                pair=(a, b),
+                game=k + 1,
+                mode=self.mode,
+                first=first,
+                second=second,
+                pair_key=key,
+                opening=opening,
+            )
+            for k, (first, second) in enumerate(((a, b), (b, a)))
+        )
+
+
+class AdaptiveSchedule:
+    """The run's state (who met whom, with what result) and the pair it asks for next."""
+
+    def __init__(self, plan: AdaptivePlan, recorded: Iterable[GameSummary] = ()) -> None:
+        self.plan = plan
+        self._index = {name: k for k, name in enumerate(plan.bots)}
+        size = len(plan.bots)
+        self.pairs: dict[int, tuple[str, str]] = {}  # pair number -> (a, b), recorded or handed out
+        self._points: dict[int, dict[int, float]] = {}  # pair -> game (1, 2) -> a's points
+        # Per pairing i < j (config indices): games scheduled, games recorded, i's points.
+        self._scheduled = [[0] * size for _ in range(size)]
+        self._played = [[0] * size for _ in range(size)]
+        self._score = [[0.0] * size for _ in range(size)]
+        for summary in recorded:
+            self.record(summary)
+
+    # ------------------------------------------------------------------ results
+    def _assign(self, number: int, a: str, b: str) -> None:
+        self.pairs[number] = (a, b)
+        i, j = sorted((self._index[a], self._index[b]))
+        self._scheduled[i][j] += 2
+
+    def record(self, summary: GameSummary) -> None:
+        """Take one finished game into the state (a void game counts for nothing: it is
+        played again)."""
+        number = pair_number(summary.pair_key)
+        if number is None or summary.is_void:
+            return
+        unknown = [name for name in summary.labels if name not in self._index]
+        if unknown or summary.labels[0] == summary.labels[1]:
+            raise ValueError(f"{summary.slot}: not a game between two bots of this run: {summary.labels}")
+        a, b = sorted(summary.labels, key=self._index.__getitem__)
+        if number not in self.pairs:
+            self._assign(number, a, b)
+        elif self.pairs[number] != (a, b):
+            raise ValueError(f"{summary.slot}: pair {number} is {self.pairs[number]}, not {(a, b)}")
+        game = 1 if summary.slot.endswith("-1") else 2
+        games = self._points.setdefault(number, {})
+        if game in games:
+            return  # a second record of a slot (the runner keeps the first)
+        winner = None if summary.winner is None else summary.labels[summary.winner]
+        points = 0.5 if winner is None else 1.0 if winner == a else 0.0
+        games[game] = points
+        i, j = self._index[a], self._index[b]  # i < j: a is listed first
+        self._played[i][j] += 1
+        self._score[i][j] += points
+
+    @property
+    def total(self) -> int:
+        """The most games the run asks for (its budget)."""
+        return self.plan.games
+
+    @property
+    def games_recorded(self) -> int:
+        return sum(len(g) for g in self._points.values())
+
+    @property
+    def room(self) -> bool:
+        """Whether another whole pair fits in the budget."""
+        return 2 * (len(self.pairs) + 1) <= self.plan.games
+
+    def is_recorded(self, game: ScheduledGame) -> bool:
+        number = pair_number(game.pair_key)
+        return number is not None and game.game in self._points.get(number, {})
+
+    # ------------------------------------------------------------------ choosing
+    def _count(self, table: list[list[int]], i: int, j: int) -> int:
+        return table[min(i, j)][max(i, j)]
+
+    def _groups(self, table: list[list[int]]) -> list[int]:
+        """Each bot's group (lowest member's index) in the graph of pairings met in ``table``."""
+        size = len(self.plan.bots)
+        group = list(range(size))
+
+        def root(k: int) -> int:
+            while group[k] != k:
+                k = group[k]
+            return k
+
+        for i in range(size):
+            for j in range(i + 1, size):
+                if table[i][j]:
+                    ri, rj = root(i), root(j)
+                    group[max(ri, rj)] = min(ri, rj)
+        return [root(k) for k in range(size)]
+
+    def _bot_games(self, table: list[list[int]]) -> list[int]:
+        size = len(self.plan.bots)
+        return [sum(self._count(table, k, o) for o in range(size) if o != k) for k in range(size)]
+
+    @property
+    def warming_up(self) -> bool:
+        """Whether the next pair is chosen by the floor rule (some bot is below the floor,
+        or the bots are not linked into one group yet), counting pairs in flight."""
+        return (
+            min(self._bot_games(self._scheduled)) < self.plan.floor_games
+            or len(set(self._groups(self._scheduled))) > 1
+        )
+
+    def _warm_up_pair(self, table: list[list[int]]) -> tuple[int, int]:
+        size = len(self.plan.bots)
+        played = self._bot_games(table)
+        group = self._groups(table)
+        x = min(range(size), key=lambda k: (played[k], k))
+        y = min(
+            (o for o in range(size) if o != x),
+            key=lambda o: (group[o] == group[x], self._count(table, x, o), played[o], o),
+        )
+        return x, y
+
+    def strengths(self) -> list[float] | None:
+        """Maximum-likelihood strengths (nats) of the recorded games, in config order, or
+        None while they do not link every bot into one group."""
+        size = len(self.plan.bots)
+        if len(set(self._groups(self._played))) > 1:
+            return None
+        pairs = [
+            (i, j, self._score[i][j], float(self._played[i][j]))
+            for i in range(size)
+            for j in range(i + 1, size)
+            if self._played[i][j]
+        ]
+        if not strongly_connected(size, pairs):
+            pairs = with_prior(pairs)
+        return fit_strengths(size, pairs)
+
+    def scores(self) -> dict[tuple[str, str], float]:
+        """The adaptive score of each two neighbours in the current ranking (better first):
+        ``Phi(-d / sqrt(V)) * (V - V / (1 + w V))``, see the module docstring. Empty while
+        the recorded games do not link every bot."""
+        theta = self.strengths()
+        if theta is None:
+            return {}
+        size = len(theta)
+        # Fisher information of every scheduled game, plus 1/size on every entry (a rank-one
+        # term along the all-ones direction, which differences do not see) to make it regular.
+        info = [[1.0 / size] * size for _ in range(size)]
+        for i in range(size):
+            for j in range(i + 1, size):
+                n = self._scheduled[i][j]
+                if n:
+                    p = sigmoid(theta[i] - theta[j])
+                    w = n * p * (1.0 - p)
+                    info[i][i] += w
+                    info[j][j] += w
+                    info[i][j] -= w
+                    info[j][i] -= w
+        low = _cholesky(info)
+        order = sorted(range(size), key=lambda k: (-theta[k], k))
+        result: dict[tuple[str, str], float] = {}
+        for a, b in itertools.pairwise(order):
+            c = [0.0] * size
+            c[a], c[b] = 1.0, -1.0
+            x = _solve(low, c)
+            variance = max(x[a] - x[b], 1e-300)
+            d = theta[a] - theta[b]
+            p = sigmoid(d)
+            w = 2.0 * p * (1.0 - p)
+            doubt = 0.5 * math.erfc(d / math.sqrt(2.0 * variance))
+            result[(self.plan.bots[a], self.plan.bots[b])] = doubt * (
+                variance - variance / (1.0 + w * variance)
+            )
+        return result
+
+    def choose(self) -> tuple[str, str]:
+        """The bots of the next pair, listed in config order (see the module docstring)."""
+        bots = self.plan.bots
+        if self.warming_up:
+            x, y = self._warm_up_pair(self._scheduled)
+        else:
+            scores = self.scores()
+            if not scores:  # linked only through games still in flight
+                x, y = self._warm_up_pair(self._scheduled)
+            else:
+                best = max(
+                    scores.items(),
+                    key=lambda kv: (
+                        kv[1],
+                        -min(self._index[n] for n in kv[0]),
+                        -max(self._index[n] for n in kv[0]),
+                    ),
+                )
+                x, y = self._index[best[0][0]], self._index[best[0][1]]
+        return (bots[min(x, y)], bots[max(x, y)])
+
+    def start_pair(self) -> tuple[ScheduledGame, ScheduledGame]:
+        """Choose and hand out a new pair under the lowest free pair number."""
+        if not self.room:
+            raise ValueError("the game budget is spent")
+        number = next(k for k in range(1, len(self.pairs) + 2) if k not in self.pairs)
+        a, b = self.choose()
+        self._assign(number, a, b)
+        return self.plan.pair(number, a, b)
+
+    # ------------------------------------------------------------------ what to play
+    def games(self, done: set[str]) -> AdaptiveGames:
+        """The games still to play (see :class:`AdaptiveGames`): first the missing games of
+        pairs already begun (a resumed run), then new pairs while the budget lasts.
+        ``done`` holds the slots already played."""
+        return AdaptiveGames(self, done)
+
+
+class AdaptiveGames:
+    """The iterator the runner's workers pull games from (re-askable like
+    :class:`~referee.tournament.sprt_schedule.SprtGames`)."""
+
+    def __init__(self, schedule: AdaptiveSchedule, done: set[str]) -> None:
+        self.schedule = schedule
+        self.pending = [
+            game
+            for number in sorted(schedule.pairs)
+            for game in schedule.plan.pair(number, *schedule.pairs[number])
+            if game.slot not in done and not schedule.is_recorded(game)
+        ]
+
+    def __iter__(self) -> AdaptiveGames:
+        return self
+
+    def available(self) -> bool:
+        """Whether :meth:`__next__` would hand out a game now."""
+        return bool(self.pending) or self.schedule.room
+
+    def __next__(self) -> ScheduledGame:
+        if self.pending:
+            return self.pending.pop(0)
+        if not self.schedule.room:
+            raise StopIteration
+        first, second = self.schedule.start_pair()
+        self.pending.append(second)
+        return first
+
+
+def _cholesky(matrix: list[list[float]]) -> list[list[float]]:
+    size = len(matrix)
+    low = [[0.0] * size for _ in range(size)]
+    for r in range(size):
+        for c in range(r + 1):
+            acc = matrix[r][c] - sum(low[r][k] * low[c][k] for k in range(c))
+            low[r][c] = math.sqrt(max(acc, 1e-300)) if r == c else acc / low[c][c]
+    return low
+
+
+def _solve(low: list[list[float]], rhs: list[float]) -> list[float]:
+    size = len(rhs)
+    y = [0.0] * size
+    for r in range(size):
+        y[r] = (rhs[r] - sum(low[r][k] * y[k] for k in range(r))) / low[r][r]
+    x = [0.0] * size
+    for r in reversed(range(size)):
+        x[r] = (y[r] - sum(low[k][r] * x[k] for k in range(r + 1, size))) / low[r][r]
+    return x
