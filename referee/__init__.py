@@ -12,13 +12,16 @@ The packages are layers, and imports point one way only (down this list's arrows
       ^          records only, the only tabulate user                           (no trio)
     render      pictures: a position as SVG, games as a self-contained HTML replay
       ^          (pure: records in, text out)
-    tournament  config (values; the YAML loader beside them), openings, schedule,
-      ^          results file, output folder and manifest, bot pool, runner, match
+    tournament  config (values; the YAML loader and validation beside them), openings,
+      ^          plans (what to play next: fixed schedules, the SPRT), results file,
+                 output folder and manifest, standings pages, bot pool, runner, match
     tools       check (the protocol linter), show
       ^
-    cli.py      the ``vastuz`` command: argparse, exit codes, one ``trio.run``
+    cli         the ``vastuz`` command: argparse, exit codes, one ``trio.run``; a module
+                 per subcommand
 
 ``errors.py`` (the :class:`~referee.errors.VastuzError` tree: everything a user can get
-wrong) sits beside them and imports nothing of ours. ``tests/test_layers.py`` imports
+wrong) and ``text.py`` (bot-supplied text made safe to print) sit beside them and import
+nothing of ours. ``tests/test_layers.py`` imports
 each layer in a fresh interpreter and fails if it loads what it must not.
 """
