@@ -239,7 +239,11 @@ def test_top_level_errors(tmp_path: Path, top: dict[str, object], key: str, mess
         ({"games_per_pair": "4"}, "schedule.games_per_pair", "expected an integer, got '4' (str)"),
         ({"rounds": 0}, "schedule.rounds", "expected an integer >= 1, got 0"),
         ({"rounds": True}, "schedule.rounds", "expected an integer, got True (bool)"),
-        ({"kind": "swiss"}, "schedule.kind", "expected 'round_robin', 'gauntlet' or 'sprt', got 'swiss'"),
+        (
+            {"kind": "swiss"},
+            "schedule.kind",
+            "expected 'round_robin', 'gauntlet', 'sprt' or 'adaptive', got 'swiss'",
+        ),
         ({"kind": "gauntlet"}, "schedule.challengers", "a gauntlet needs its challengers"),
         (
             {"kind": "gauntlet", "challengers": ["zed"]},
@@ -869,3 +873,15 @@ def test_the_logs_key(tmp_path: Path) -> None:
         err = parse_error(tmp_path, logs={"max_per_bot": bad})
         assert err.key == "logs.max_per_bot", str(err)
     assert parse_error(tmp_path, logs={"per_bot": 1}).key == "logs.per_bot"
+
+
+def test_an_adaptive_schedule(tmp_path: Path) -> None:
+    config = parse(tmp_path, schedule={"kind": "adaptive", "games": 40, "floor": 4})
+    assert config.schedule.kind is ScheduleKind.ADAPTIVE
+    assert (config.schedule.adaptive_games, config.schedule.adaptive_floor) == (40, 4)
+    assert config.fingerprint()["schedule"]["games"] == 40  # type: ignore[index]
+    assert parse_error(tmp_path, schedule={"kind": "adaptive"}).key == "schedule.games"
+    assert "even" in str(parse_error(tmp_path, schedule={"kind": "adaptive", "games": 7}))
+    assert (
+        parse_error(tmp_path, schedule={"kind": "adaptive", "games": 8, "rounds": 2}).key == "schedule.rounds"
+    )

@@ -19,6 +19,7 @@ from referee.cli.common import (
 )
 from referee.errors import ConfigError, VastuzError
 from referee.text import printable
+from referee.tournament.config import ScheduleKind
 
 # ---------------------------------------------------------------------------- tournament
 
@@ -84,6 +85,8 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
                 f"an SPRT [{sprt.elo0:g}, {sprt.elo1:g}] ({sprt.model.value}) of at most "
                 f"{config.schedule.max_games} games"
             )
+        elif config.schedule.kind is ScheduleKind.ADAPTIVE:
+            size = f"an adaptive run of {config.schedule.adaptive_games} games"
         else:
             size = f"{len(build_schedule(config))} games"
         print(f"{args.config}: valid; {len(config.bots)} bots, {size}, output {shown(config.output)}")

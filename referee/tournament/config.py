@@ -51,6 +51,7 @@ class ScheduleKind(str, enum.Enum):
     ROUND_ROBIN = "round_robin"
     GAUNTLET = "gauntlet"
     SPRT = "sprt"
+    ADAPTIVE = "adaptive"
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,11 @@ class ScheduleSpec:
     """``sprt``: the test (the first bot listed is the candidate, the second the baseline);
     ``max_games`` caps it."""
     max_games: int = DEFAULT_SPRT_MAX_GAMES
+    adaptive_games: int = 0
+    """``adaptive``: the game budget (each next pair where it buys the most certainty about
+    the ranking); ``adaptive_floor`` the games every bot plays first (None: one pair
+    against every other bot)."""
+    adaptive_floor: int | None = None
 
 
 @dataclass(frozen=True)
@@ -160,6 +166,11 @@ class TournamentConfig:
                 "kind": self.schedule.kind.value,
                 "games_per_pair": self.schedule.games_per_pair,
                 "challengers": list(self.schedule.challengers),
+                **(
+                    {"games": self.schedule.adaptive_games, "floor": self.schedule.adaptive_floor}
+                    if self.schedule.kind is ScheduleKind.ADAPTIVE
+                    else {}
+                ),
                 **(
                     {}
                     if self.schedule.sprt is None

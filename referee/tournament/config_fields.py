@@ -76,6 +76,7 @@ _TOP_KEYS = (
 _TIME_KEYS = ("per_move", "main", "increment", "margin")
 _SCHEDULE_KEYS = ("kind", "games_per_pair", "rounds", "challengers")
 _SPRT_KEYS = ("kind", "elo0", "elo1", "alpha", "beta", "model", "max_games")
+_ADAPTIVE_KEYS = ("kind", "games", "floor")
 _LOG_KEYS = ("max_per_game", "max_per_bot")
 _ELO_KEYS = ("anchor", "anchor_rating")
 _BOT_KEYS = ("name", "command", "cwd", "env")
@@ -309,6 +310,8 @@ class ConfigParser:
     def schedule(self, value: object, names: tuple[str, ...]) -> ScheduleSpec:
         if isinstance(value, Mapping) and value.get("kind") == ScheduleKind.SPRT.value:
             return self.sprt(value, names)
+        if isinstance(value, Mapping) and value.get("kind") == ScheduleKind.ADAPTIVE.value:
+            return self.adaptive(value, names)
         spec = self.mapping(value, "schedule", _SCHEDULE_KEYS)
         kind = ScheduleKind.ROUND_ROBIN
         if "kind" in spec:
@@ -317,7 +320,8 @@ class ConfigParser:
                 kind = ScheduleKind(text)
             except ValueError:
                 self.fail(
-                    "schedule.kind", f"expected 'round_robin', 'gauntlet' or 'sprt', got {_short_repr(text)}"
+                    "schedule.kind",
+                    f"expected 'round_robin', 'gauntlet', 'sprt' or 'adaptive', got {_short_repr(text)}",
                 )
         games = DEFAULT_GAMES_PER_PAIR
         if "games_per_pair" in spec:
@@ -384,6 +388,20 @@ class ConfigParser:
                 )
         test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, model=model)
         return ScheduleSpec(ScheduleKind.SPRT, sprt=test, max_games=max_games)
+
+    def adaptive(self, value: Mapping[str, object], names: tuple[str, ...]) -> ScheduleSpec:
+        """``{kind: adaptive, games: N, floor: F}``: N games (even), each next pair where
+        it buys the most certainty about the ranking, after F games per bot."""
+        spec = self.mapping(value, "schedule", _ADAPTIVE_KEYS)
+        if "games" not in spec:
+            self.fail("schedule.games", "missing (an adaptive run needs its game budget)")
+        games = self.integer(spec["games"], "schedule.games", minimum=2, maximum=MAX_SCHEDULE_GAMES)
+        if games % 2:
+            self.fail("schedule.games", f"expected an even number (games come in pairs), got {games}")
+        floor = None
+        if "floor" in spec:
+            floor = self.integer(spec["floor"], "schedule.floor", minimum=0)
+        return ScheduleSpec(ScheduleKind.ADAPTIVE, adaptive_games=games, adaptive_floor=floor)
 
     def elo_value(self, value: object, path: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from typing import Protocol
 
 from referee.play.records import GameSummary
+from referee.tournament.adaptive_schedule import AdaptivePlan, AdaptiveSchedule
 from referee.tournament.config import ScheduleKind, TournamentConfig
 from referee.tournament.schedule import ScheduledGame, build_schedule
 from referee.tournament.sprt_schedule import SprtPlan, SprtSchedule
@@ -63,11 +64,26 @@ def sprt_plan(config: TournamentConfig) -> SprtPlan:
     )
 
 
-def make_plan(config: TournamentConfig, recorded: Iterable[GameSummary] = ()) -> FixedPlan | SprtSchedule:
+def adaptive_plan(config: TournamentConfig) -> AdaptivePlan:
+    spec = config.schedule
+    return AdaptivePlan(
+        tuple(b.name for b in config.bots),
+        config.opening.kind,
+        config.opening.openings,
+        games=spec.adaptive_games,
+        floor=spec.adaptive_floor,
+    )
+
+
+def make_plan(
+    config: TournamentConfig, recorded: Iterable[GameSummary] = ()
+) -> FixedPlan | SprtSchedule | AdaptiveSchedule:
     """The plan of a validated config, given the games already recorded (the latest
-    record of each slot; an SPRT rebuilds its test from them)."""
+    record of each slot; an SPRT or an adaptive run rebuilds its state from them)."""
     if config.schedule.kind is ScheduleKind.SPRT:
         return SprtSchedule(sprt_plan(config), recorded)
+    if config.schedule.kind is ScheduleKind.ADAPTIVE:
+        return AdaptiveSchedule(adaptive_plan(config), recorded)
     return FixedPlan(build_schedule(config))
 
 

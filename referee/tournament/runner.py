@@ -48,7 +48,7 @@ from referee.play.records import GameRecord, GameSummary, SlotInfo, Termination
 from referee.play.spec import GameSpec, OpeningKind
 from referee.ratings.report import Standings, render, standings
 from referee.text import printable
-from referee.tournament.config import TournamentConfig
+from referee.tournament.config import ScheduleKind, TournamentConfig
 from referee.tournament.folder import (
     LOGS,
     MANIFEST,
@@ -219,7 +219,14 @@ class Tournament:
                 # Checked before the manifest is written, so a refused adoption leaves the
                 # folder as it was.
                 found = self.results.summaries().records
-                check_adopted(found, every_game(config), self.folder)
+                if config.schedule.kind is ScheduleKind.ADAPTIVE:
+                    # Its slots' bots are chosen as it goes: the plan itself checks them.
+                    try:
+                        make_plan(config, found)
+                    except ValueError as exc:
+                        raise ResultsError(f"{self.folder}: cannot adopt these results: {exc}") from None
+                else:
+                    check_adopted(found, every_game(config), self.folder)
                 self.say(f"adopting {len(found)} game(s) found without a manifest", always=True)
             check_manifest(config, self.folder, adopt=self.adopt)
             loaded = self.results.repair()
@@ -294,6 +301,8 @@ class Tournament:
             else f"{tc.main:g} s + {tc.increment:g} s per move"
         )
         size = f"{progress.total} games"
+        if c.schedule.kind is ScheduleKind.ADAPTIVE:
+            size = f"{progress.total} games, adaptive (each pair where the ranking is least certain)"
         if c.schedule.sprt is not None:
             s = c.schedule.sprt
             size = (

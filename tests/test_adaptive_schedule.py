@@ -1,0 +1,137 @@
+"""The adaptive schedule: a floor of games first, then colour-reversed pairs where the
+ranking is least certain, within the budget, resumable from the recorded games."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from referee.play.records import BotStats, BotSummary, GameSummary, Termination
+from referee.play.spec import Opening, OpeningKind
+from referee.tournament.adaptive_schedule import AdaptivePlan, AdaptiveSchedule, pair_number
+from referee.tournament.schedule import ScheduledGame
+
+BOTS = ("a", "b", "c", "d", "e")
+
+
+def played(game_slot: str, first: str, second: str, winner: int | None, void: bool = False) -> GameSummary:
+    key = game_slot.rsplit("-", 1)[0]
+    stats = BotStats()
+    return GameSummary(
+        game_id=game_slot,
+        slot=game_slot,
+        labels=(first, second),
+        winner=None if void else winner,
+        termination=Termination.VOID if void else Termination.SCORE,
+        fault=None,
+        pair_key=key,
+        bots=(BotSummary(first, stats), BotSummary(second, stats)),
+        moves=hash(game_slot),
+    )
+
+
+def outcome(game: ScheduledGame, strength: dict[str, int]) -> GameSummary:
+    """Deterministic results: the stronger bot wins; equal bots: the first player wins."""
+    diff = strength[game.first] - strength[game.second]
+    return played(game.slot, game.first, game.second, 0 if diff >= 0 else 1)
+
+
+def play(schedule: AdaptiveSchedule, strength: dict[str, int], limit: int | None = None) -> list[GameSummary]:
+    out: list[GameSummary] = []
+    for game in schedule.games(set()):
+        summary = outcome(game, strength)
+        schedule.record(summary)
+        out.append(summary)
+        if limit is not None and len(out) == limit:
+            break
+    return out
+
+
+def test_pairs_swap_roles_and_share_an_opening() -> None:
+    plan = AdaptivePlan(BOTS, OpeningKind.BOOK, (Opening("a1", "b2"), Opening("c3", "d4")), games=40)
+    schedule = AdaptiveSchedule(plan)
+    games = list(schedule.games(set()))[:4]
+    one, two = games[0], games[1]
+    assert (one.slot, two.slot) == ("ad-00001-1", "ad-00001-2") and one.pair_key == two.pair_key == "ad-00001"
+    assert (one.first, one.second) == (two.second, two.first)
+    assert one.opening == two.opening == Opening("a1", "b2") and games[2].opening == Opening("c3", "d4")
+    assert pair_number("ad-00012") == 12 and pair_number("sprt-00001") is None
+
+
+def test_the_floor_is_met_before_adapting() -> None:
+    plan = AdaptivePlan(BOTS, OpeningKind.PIE, games=200)
+    assert plan.floor_games == 8
+    schedule = AdaptiveSchedule(plan)
+    seen: list[tuple[str, str]] = []
+    games = schedule.games(set())
+    while schedule.warming_up:
+        first = next(games)
+        seen.append(first.pair)
+        schedule.record(outcome(first, {"a": 0, "b": 1, "c": 2, "d": 3, "e": 4}))
+        schedule.record(outcome(next(games), {"a": 0, "b": 1, "c": 2, "d": 3, "e": 4}))
+    # The warm-up is a round robin: every two bots meet once (one pair), so each has 8 games.
+    assert len(seen) == len(set(seen)) == 10
+    per_bot = Counter(name for pair in seen for name in pair)
+    assert all(2 * per_bot[name] >= plan.floor_games for name in BOTS)
+
+
+def test_the_budget_is_never_exceeded_and_pairs_are_complete() -> None:
+    schedule = AdaptiveSchedule(AdaptivePlan(BOTS, OpeningKind.PIE, games=34))
+    summaries = play(schedule, {"a": 0, "b": 1, "c": 1, "d": 3, "e": 9})
+    assert len(summaries) == 34 == schedule.total
+    keys = Counter(s.pair_key for s in summaries)
+    assert all(n == 2 for n in keys.values())
+    assert list(schedule.games({s.slot for s in summaries})) == []
+    assert not schedule.games(set()).available()
+
+
+def test_resume_completes_the_half_pair_then_picks_the_same_next_pair() -> None:
+    strength = {"a": 0, "b": 1, "c": 1, "d": 3, "e": 9}
+    plan = AdaptivePlan(BOTS, OpeningKind.PIE, games=100)
+    live = AdaptiveSchedule(plan)
+    summaries = play(live, strength, limit=2 * 16)
+    nxt = live.games({s.slot for s in summaries})
+    expected = [next(nxt), next(nxt)]
+
+    kept = summaries[:-1] + [played("ad-00099-1", "a", "b", 0, void=True)]  # a torn half pair
+    resumed = AdaptiveSchedule(plan, kept)
+    games = resumed.games({s.slot for s in kept})
+    assert games.available()
+    missing = next(games)
+    assert missing.slot == summaries[-1].slot and missing.bots == tuple(summaries[-1].labels)
+    resumed.record(outcome(missing, strength))
+    assert [next(games), next(games)] == expected
+
+
+def test_close_bots_get_most_adaptive_pairs() -> None:
+    # x is far below, y and z are close: ratings from results with some upsets.
+    plan = AdaptivePlan(("x", "y", "z"), OpeningKind.PIE, games=80)
+    schedule = AdaptiveSchedule(plan)
+    pairs: list[tuple[str, str]] = []
+    wins = {("x", "y"): 0.1, ("x", "z"): 0.1, ("y", "z"): 0.5}  # first bot's share of wins
+    tally: Counter[tuple[str, str]] = Counter()
+    for game in schedule.games(set()):
+        a, b = game.pair
+        adaptive = not schedule.warming_up and game.game == 1
+        if adaptive:
+            pairs.append((a, b))
+        k = tally[(a, b)]
+        tally[(a, b)] += 1
+        # Deterministic pattern with the given win share for a.
+        a_wins = (k * wins[(a, b)]) % 1 + wins[(a, b)] >= 1
+        winner_name = a if a_wins else b
+        schedule.record(
+            played(game.slot, game.first, game.second, (game.first, game.second).index(winner_name))
+        )
+    count = Counter(pairs)
+    assert count[("y", "z")] > 0.7 * len(pairs)
+
+
+def test_bad_plans_are_refused() -> None:
+    with pytest.raises(ValueError):
+        AdaptivePlan(("a",), OpeningKind.PIE)
+    with pytest.raises(ValueError):
+        AdaptivePlan(BOTS, OpeningKind.PIE, games=11)
+    with pytest.raises(ValueError):
+        AdaptivePlan(BOTS, OpeningKind.RANDOM)
