@@ -4,7 +4,7 @@ game played to the end must satisfy."""
 from __future__ import annotations
 
 from referee.engine import Color, Position
-from referee.play.records import GameRecord, Outcome, Termination
+from referee.play.records import BotStats, BotSummary, GameRecord, GameSummary, Outcome, Termination
 
 
 def replay(record: GameRecord) -> Position:
@@ -30,3 +30,21 @@ def check_scored(record: GameRecord) -> None:
     assert record.outcome is expected[pos.winner]
     assert all(turn.opening or turn.seconds is not None for turn in record.turns)
     assert GameRecord.from_json(record.to_json()) == record
+
+
+def played(game_slot: str, first: str, second: str, winner: int | None, void: bool = False) -> GameSummary:
+    """A finished game as a schedule sees it, for the reactive schedules' tests: its slot
+    ``PREFIX-NNNNN-K`` names its pair ``PREFIX-NNNNN``."""
+    key = game_slot.rsplit("-", 1)[0]
+    stats = BotStats()
+    return GameSummary(
+        game_id=game_slot,
+        slot=game_slot,
+        labels=(first, second),
+        winner=None if void else winner,
+        termination=Termination.VOID if void else Termination.SCORE,
+        fault=None,
+        pair_key=key,
+        bots=(BotSummary(first, stats), BotSummary(second, stats)),
+        moves=hash(game_slot),
+    )

@@ -6,29 +6,14 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from games import played
 
-from referee.play.records import BotStats, BotSummary, GameSummary, Termination
+from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
 from referee.tournament.adaptive_schedule import AdaptivePlan, AdaptiveSchedule, pair_number
 from referee.tournament.schedule import ScheduledGame
 
 BOTS = ("a", "b", "c", "d", "e")
-
-
-def played(game_slot: str, first: str, second: str, winner: int | None, void: bool = False) -> GameSummary:
-    key = game_slot.rsplit("-", 1)[0]
-    stats = BotStats()
-    return GameSummary(
-        game_id=game_slot,
-        slot=game_slot,
-        labels=(first, second),
-        winner=None if void else winner,
-        termination=Termination.VOID if void else Termination.SCORE,
-        fault=None,
-        pair_key=key,
-        bots=(BotSummary(first, stats), BotSummary(second, stats)),
-        moves=hash(game_slot),
-    )
 
 
 def outcome(game: ScheduledGame, strength: dict[str, int]) -> GameSummary:

@@ -4,29 +4,13 @@ resume that rebuilds the test from what was recorded."""
 from __future__ import annotations
 
 import pytest
+from games import played
 
-from referee.play.records import BotStats, BotSummary, GameSummary, Termination
 from referee.play.spec import Opening, OpeningKind
 from referee.ratings.sprt import Decision, Model, Sprt
 from referee.tournament.sprt_schedule import SprtPlan, SprtSchedule, pair_number
 
 PLAN = SprtPlan(Sprt(0, 10, model=Model.LOGISTIC), "new", "old", OpeningKind.PIE, max_games=400)
-
-
-def played(game_slot: str, first: str, second: str, winner: int | None, void: bool = False) -> GameSummary:
-    key = game_slot.rsplit("-", 1)[0]
-    stats = BotStats()
-    return GameSummary(
-        game_id=game_slot,
-        slot=game_slot,
-        labels=(first, second),
-        winner=None if void else winner,
-        termination=Termination.VOID if void else Termination.SCORE,
-        fault=None,
-        pair_key=key,
-        bots=(BotSummary(first, stats), BotSummary(second, stats)),
-        moves=hash(game_slot),
-    )
 
 
 def play_all(schedule: SprtSchedule, result: dict[str, float], done: set[str] | None = None) -> list[str]:

@@ -29,8 +29,7 @@ import trio
 
 from referee.errors import RunStopped
 from referee.play.game import play_game
-from referee.play.logs import LogBudget
-from referee.play.process import BotCommand, BotProcess
+from referee.play.process import BotCommand
 from referee.play.records import GameRecord, SlotInfo, Termination
 from referee.play.spec import (
     DEFAULT_COMMAND_TIMEOUT,
@@ -42,11 +41,10 @@ from referee.play.spec import (
 )
 from referee.ratings.report import standings
 from referee.text import printable
-from referee.tournament.config import DEFAULT_LOG_MAX_PER_BOT
 from referee.tournament.duplicates import repeat_warning
 from referee.tournament.folder import LOGS, MATCH_RESULTS, check_match_manifest, latest_records, shown
 from referee.tournament.openings import random_openings
-from referee.tournament.pool import DEFAULT_START_FAILURE_LIMIT, StartFailures
+from referee.tournament.pool import DEFAULT_START_FAILURE_LIMIT, BotPool, StartFailures
 from referee.tournament.results import FolderLock, ResultsFile
 
 RESULTS_FILE = MATCH_RESULTS
@@ -239,64 +237,6 @@ def game_line(number: int, record: GameRecord) -> str:
     )
 
 
-class _Pool:
-    """Bot processes of A and B kept between games (the pattern of
-    :class:`referee.tournament.pool.BotPool`, keyed by the match's two commands)."""
-
-    def __init__(self, match: MatchSpec, nursery: trio.Nursery, log_dir: Path) -> None:
-        self.match = match
-        self.nursery = nursery
-        self.log_dir = log_dir
-        self.idle: dict[str, list[BotProcess]] = {bot.label: [] for bot in match.bots}
-        self.live: set[BotProcess] = set()
-        self.started = 0
-        # One total cap per bot over the whole match, as in tournaments.
-        self.log_budgets = {bot.label: LogBudget(DEFAULT_LOG_MAX_PER_BOT) for bot in match.bots}
-
-    def take(self, command: BotCommand, game_id: str, seat: int) -> BotProcess:
-        stem = f"{game_id}-{seat}-{command.label}"
-        stderr_log = self.log_dir / f"{stem}.stderr.log"
-        transcript = self.log_dir / f"{stem}.transcript.log" if self.match.transcripts else None
-        idle = self.idle[command.label]
-        while idle:
-            bot = idle.pop()
-            if bot.reusable:
-                bot.set_logs(stderr_log, transcript)
-                return bot
-            self.nursery.start_soon(self._close, bot)
-        bot = command.process(
-            stderr_log=stderr_log,
-            transcript=transcript,
-            startup_timeout=self.match.startup_timeout,
-            board_size=self.match.size,
-            log_budget=self.log_budgets[command.label],
-        )
-        self.live.add(bot)
-        self.started += 1
-        return bot
-
-    async def release(self, bot: BotProcess, keep: bool) -> None:
-        if keep and bot.reusable:
-            bot.set_logs(None, None)
-            self.idle[bot.label].append(bot)
-        else:
-            await self._close(bot)
-
-    async def _close(self, bot: BotProcess) -> None:
-        try:
-            await bot.aclose()
-        finally:
-            self.live.discard(bot)
-
-    async def aclose(self) -> None:
-        with trio.CancelScope(shield=True):
-            async with trio.open_nursery() as closer:
-                for bot in list(self.live):
-                    closer.start_soon(self._close, bot)
-            for idle in self.idle.values():
-                idle.clear()
-
-
 async def run_match(
     match: MatchSpec,
     on_record: Callable[[int, GameRecord], None] | None = None,
@@ -338,9 +278,12 @@ async def run_match(
         queue = iter(pending)
         start_failures = StartFailures(start_failure_limit)
 
-        async def play_one(pool: _Pool, game: PlannedGame) -> GameRecord:
+        async def play_one(pool: BotPool, game: PlannedGame) -> GameRecord:
             first, second = match.bots if game.first == 0 else match.bots[::-1]
-            bots = (pool.take(first, game.spec.game_id, 0), pool.take(second, game.spec.game_id, 1))
+            bots = (
+                pool.take(first.label, game.spec.game_id, 0),
+                pool.take(second.label, game.spec.game_id, 1),
+            )
             record: GameRecord | None = None
             try:
                 record = await play_game(bots[0], bots[1], game.spec, start_in=pool.nursery)
@@ -356,7 +299,7 @@ async def run_match(
                     for seat, bot in enumerate(bots):
                         await pool.release(bot, keep and seat != faulty)
 
-        async def worker(pool: _Pool) -> None:
+        async def worker(pool: BotPool) -> None:
             # Workers take games in order from one iterator, so games start in order.
             for game in queue:
                 if start_failures.error is not None:  # a bot that cannot start: no new game
@@ -372,7 +315,14 @@ async def run_match(
 
         if pending:
             async with trio.open_nursery() as bots_nursery:
-                pool = _Pool(match, bots_nursery, log_dir)
+                pool = BotPool(
+                    {bot.label: bot for bot in match.bots},
+                    bots_nursery,
+                    log_dir,
+                    match.transcripts,
+                    startup_timeout=match.startup_timeout,
+                    board_size=match.size,
+                )
                 try:
                     async with trio.open_nursery() as workers:
                         for _ in range(min(match.concurrency, len(pending))):

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import weakref
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -22,7 +24,7 @@ from referee.errors import RunStopped
 from referee.play.faults import BotCrashed, BotStartError
 from referee.play.logs import LogBudget
 from referee.play.process import BotCommand, BotProcess
-from referee.tournament.config import TournamentConfig
+from referee.tournament.config import DEFAULT_LOG_MAX_PER_BOT, TournamentConfig
 
 DEFAULT_START_FAILURE_LIMIT = 3
 """Start failures in a row after which a run stops (see :class:`StartFailures`)."""
@@ -70,22 +72,49 @@ class StartFailures:
 
 class BotPool:
     """Bot processes by bot name: idle ones waiting for their next game, and all live ones.
+    Tournaments (:meth:`for_config`) and matches keep their bots here alike.
 
     Every process is started in ``nursery`` (its reader and stderr tasks live there) and
-    is closed by :meth:`release` or :meth:`aclose` before that nursery ends.
+    is closed by :meth:`release` or :meth:`aclose` before that nursery ends. ``options``
+    go to every new :class:`BotProcess` (board size, log cap, start-up deadline); each bot
+    has one :class:`LogBudget` of ``log_max_per_bot`` bytes over the pool's life.
     """
 
     def __init__(
-        self, config: TournamentConfig, nursery: trio.Nursery, log_dir: Path, transcripts: bool
+        self,
+        commands: Mapping[str, BotCommand],
+        nursery: trio.Nursery,
+        log_dir: Path,
+        transcripts: bool,
+        *,
+        log_max_per_bot: int = DEFAULT_LOG_MAX_PER_BOT,
+        **options: Any,
     ) -> None:
-        self.config = config
+        self.commands = dict(commands)
         self.nursery = nursery
         self.log_dir = log_dir
         self.transcripts = transcripts
-        self.idle: dict[str, list[BotProcess]] = {name: [] for name in config.bot_names}
+        self.options = options
+        self.idle: dict[str, list[BotProcess]] = {name: [] for name in self.commands}
         self.live: set[BotProcess] = set()
         self.started = 0
-        self.log_budgets = {name: LogBudget(config.logs.max_per_bot) for name in config.bot_names}
+        self.log_budgets = {name: LogBudget(log_max_per_bot) for name in self.commands}
+
+    @classmethod
+    def for_config(
+        cls, config: TournamentConfig, nursery: trio.Nursery, log_dir: Path, transcripts: bool
+    ) -> BotPool:
+        """The pool of a tournament's bots."""
+        commands = {b.name: BotCommand(b.command, b.name, b.cwd, dict(b.env)) for b in config.bots}
+        return cls(
+            commands,
+            nursery,
+            log_dir,
+            transcripts,
+            log_max_per_bot=config.logs.max_per_bot,
+            board_size=config.board_size,
+            log_cap=config.logs.max_per_game,
+        )
 
     def take(self, name: str, game_id: str, seat: int) -> BotProcess:
         """An idle healthy process of bot ``name`` or a new (not yet started) one, logging
@@ -99,13 +128,8 @@ class BotPool:
                 bot.set_logs(stderr_log, transcript)
                 return bot
             self.nursery.start_soon(self._close, bot)
-        spec = self.config.bot(name)
-        bot = BotCommand(spec.command, name, spec.cwd, dict(spec.env)).process(
-            stderr_log=stderr_log,
-            transcript=transcript,
-            board_size=self.config.board_size,
-            log_cap=self.config.logs.max_per_game,
-            log_budget=self.log_budgets[name],
+        bot = self.commands[name].process(
+            stderr_log=stderr_log, transcript=transcript, log_budget=self.log_budgets[name], **self.options
         )
         self.live.add(bot)
         self.started += 1

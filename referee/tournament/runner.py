@@ -326,7 +326,7 @@ class Tournament:
             guard.start_soon(self._watch_signals, games_scope)
             try:
                 async with trio.open_nursery() as bots_nursery:
-                    pool = self.pool = BotPool(
+                    pool = self.pool = BotPool.for_config(
                         self.config, bots_nursery, self.folder / LOGS, self.transcripts
                     )
                     try:
