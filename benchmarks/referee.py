@@ -1,35 +1,235 @@
-"""Referee overhead: ``python benchmarks/referee.py [--games N] [--size S] [--rtt N]``.
+"""Referee overhead: ``python benchmarks/referee.py [--mode c|python] [--games N] ...``.
 
-Games between *instant* bots (random legal turns from the engine: microseconds of work)
-at concurrency 1 and 2, reporting:
+``--mode c`` (the measure of issue 14): games between two copies of an *instant* C bot
+(``benchmarks/replay_bot.c``, compiled here with ``cc`` into a temporary folder) that
+replays a scripted legal game (a seeded random size-7 game from the engine, written to a
+temporary file). The bots think for no time at all, so everything measured is the
+referee and the pipes. Bots are started once and reused (``play_game``), at concurrency 1
+and 2, unpinned and pinned to one core (``os.sched_setaffinity``, like ``taskset -c 0``;
+the bots inherit it). It reports per turn:
 
-- per-turn referee overhead in microseconds: the game's wall time minus the bots' own time
-  as the referee measures it (write of the command to the end of the response), divided by
-  the turns played; also per request, and the part spent inside ``BotProcess.request``;
-- games per second, with the bots started once and reused (``play_game``), and with fresh
-  processes per game as ``vastuz match`` runs them (``run_game``, process start included).
+- the referee's own CPU time (``getrusage(RUSAGE_SELF)``: this process only, the bots are
+  not in it) and the wall time, and the turns per second;
+- ``cpu/rtt``: that CPU per turn over the parent CPU of one bare trio pipe round trip
+  measured in the same run, to the same C bot (``send_all`` a line, ``receive_some`` until
+  the empty line); ``wall/rtt`` likewise for wall time;
+- ``ovh``: what the records say the referee's overhead per request was
+  (``referee_overhead_us``), and ``bot``: the bots' time per turn as the records book it.
 
-In the same run it measures a bare request/response round trip over a pipe with trio (one
-line out, ``=`` and an empty line back, to a minimal Python echo process) and reports the
-ratio of the referee's per-turn and per-request overhead to it.
+``--time-left`` makes the bot list ``time_left`` (as every SDK bot does): one more command per
+turn. ``--json`` prints one JSON object per configuration instead of the table, for
+comparisons; ``--tree PATH`` runs the same measurement against another checkout of the
+project (e.g. ``git worktree add /tmp/before <commit>``).
+
+``--mode python`` (the older measure, the default): games between instant Python bots
+(random legal turns from the engine) at concurrency 1 and 2, reporting the game wall time
+minus the bots' measured time per turn and per request, games per second with bots reused
+and with fresh processes per game (``run_game``), and the ratio to a bare round trip to a
+Python echo process.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import random
+import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-import trio
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+def _use_tree() -> None:
+    """Import the project from ``--tree PATH`` when given (before anything imports it): put
+    the tree first on ``sys.path`` and drop an editable install's import hook."""
+    if "--tree" in sys.argv:
+        tree = Path(sys.argv[sys.argv.index("--tree") + 1]).resolve()
+        sys.meta_path[:] = [f for f in sys.meta_path if "__editable__" not in type(f).__module__]
+        sys.path.insert(0, str(tree))
+    else:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.play.game import play_game, run_game
-from referee.play.process import BotCommand, BotProcess
-from referee.play.records import GameRecord, Termination
-from referee.play.spec import GameSpec, OpeningKind, TimeControl
+
+_use_tree()
+
+import trio  # noqa: E402
+
+from referee.engine import Position  # noqa: E402
+from referee.play.game import play_game, run_game  # noqa: E402
+from referee.play.process import BotCommand, BotProcess  # noqa: E402
+from referee.play.records import GameRecord, Termination  # noqa: E402
+from referee.play.spec import GameSpec, OpeningKind, TimeControl  # noqa: E402
+
+REPLAY_BOT = Path(__file__).resolve().parent / "replay_bot.c"
+
+
+# ------------------------------------------------------------------ --mode c
+
+
+def cpu() -> float:
+    """CPU seconds of this process (user + system), the bots not included."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def scripted_game(size: int, seed: int) -> list[str]:
+    """A legal game for the replay bot: random turns from the engine, to the end."""
+    rng = random.Random(seed)
+    pos = Position.new(size)
+    turns = []
+    while not pos.is_over:
+        turn = pos.random_turn(rng)
+        pos = pos.play(turn)
+        turns.append(turn)
+    return turns
+
+
+def build_replay_bot(folder: Path) -> Path:
+    """Compile ``replay_bot.c`` into ``folder``."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        raise SystemExit("--mode c needs a C compiler (cc)")
+    binary = folder / "replay_bot"
+    subprocess.run([compiler, "-O2", "-o", str(binary), str(REPLAY_BOT)], check=True)
+    return binary
+
+
+async def c_round_trip(argv: list[str], n: int) -> tuple[float, float]:
+    """(wall us, parent CPU us) of one bare request/response with trio to the C bot."""
+    process = await trio.lowlevel.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        for count in (n // 10 + 1, n):  # a warm-up, then the measure
+            wall, used = time.perf_counter(), cpu()
+            for i in range(count):
+                await process.stdin.send_all(b"%d name\n" % i)
+                data = b""
+                while not data.endswith(b"\n\n"):
+                    data += await process.stdout.receive_some(4096)
+            wall, used = time.perf_counter() - wall, cpu() - used
+        return wall / n * 1e6, used / n * 1e6
+    finally:
+        await process.stdin.aclose()
+        await process.wait()
+
+
+async def c_games(argv: list[str], games: int, concurrency: int) -> tuple[float, float, list[GameRecord]]:
+    """(wall s, referee CPU s, records) of ``games`` games over ``concurrency`` pairs of
+    replay bots started (and handshaken) before the clocks start."""
+    spec = GameSpec(size=7, opening=OpeningKind.EMPTY, time_control=TimeControl.fixed(10))
+    records: list[GameRecord] = []
+    counts = [games // concurrency + (1 if i < games % concurrency else 0) for i in range(concurrency)]
+
+    async def pair(a: BotProcess, b: BotProcess, count: int) -> None:
+        for g in range(count):
+            first, second = (a, b) if g % 2 == 0 else (b, a)
+            records.append(await play_game(first, second, spec))
+
+    async with trio.open_nursery() as nursery:
+        bots = [BotCommand(tuple(argv), f"replay{i}").process() for i in range(2 * concurrency)]
+        try:
+            for bot in bots:
+                await bot.start(nursery)
+            wall, used = time.perf_counter(), cpu()
+            async with trio.open_nursery() as games_nursery:
+                for i, count in enumerate(counts):
+                    games_nursery.start_soon(pair, bots[2 * i], bots[2 * i + 1], count)
+            wall, used = time.perf_counter() - wall, cpu() - used
+        finally:
+            for bot in bots:
+                await bot.aclose()
+    bad = [r for r in records if r.termination is not Termination.SCORE]
+    if bad:
+        raise SystemExit(f"a benchmark game did not end normally: {bad[0].reason}")
+    return wall, used, records
+
+
+async def c_mode(args: argparse.Namespace) -> None:
+    turns = scripted_game(7, args.seed)
+    with tempfile.TemporaryDirectory(prefix="vastuz-bench-") as tmp:
+        folder = Path(tmp)
+        binary = build_replay_bot(folder)
+        script = folder / "game.txt"
+        script.write_text("".join(t + "\n" for t in turns))
+        argv = [str(binary), str(script), *(["--time-left"] if args.time_left else [])]
+        if not args.json:
+            print(
+                f"instant C replay bot, size 7, a {len(turns)}-turn game, {args.games} games per run"
+                f"{', bots list time_left' if args.time_left else ''}; referee {Path(sys.path[0])}\n"
+            )
+            columns = ("run", "rtt us", "rtt cpu", "turn cpu", "turn wall", "turns/s")
+            columns += ("cpu/rtt", "wall/rtt", "ovh us", "bot us")
+            widths = (20, 8, 9, 10, 11, 9, 9, 10, 8, 8)
+            header = "".join(
+                f"{c:>{w}}" if i else f"{c:<{w}}"
+                for i, (c, w) in enumerate(zip(columns, widths, strict=True))
+            )
+            print(header)
+            print("-" * len(header))
+        everything = set(range(os.cpu_count() or 1))
+        original = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else everything
+        try:
+            for pinned in (False, True):
+                if hasattr(os, "sched_setaffinity"):
+                    os.sched_setaffinity(0, {min(original)} if pinned else original)
+                rtt_wall, rtt_cpu = await c_round_trip(argv, args.rtt)
+                for concurrency in (1, 2):
+                    wall, used, records = await c_games(argv, args.games, concurrency)
+                    n = sum(len(r.turns) for r in records)
+                    requests = sum(b.stats.requests for r in records for b in r.bots)
+                    ovh = sum(
+                        (r.referee_overhead_us or 0.0) * sum(b.stats.requests for b in r.bots)
+                        for r in records
+                    )
+                    bot = sum(b.stats.bot_seconds for r in records for b in r.bots)
+                    row = {
+                        "pinned": pinned,
+                        "concurrency": concurrency,
+                        "time_left": args.time_left,
+                        "rtt_us": rtt_wall,
+                        "rtt_cpu_us": rtt_cpu,
+                        "turn_cpu_us": used / n * 1e6,
+                        "turn_wall_us": wall / n * 1e6,
+                        "turns_per_s": n / wall,
+                        "cpu_per_rtt": used / n * 1e6 / rtt_cpu,
+                        "wall_per_rtt": wall / n * 1e6 / rtt_wall,
+                        "record_overhead_us": ovh / requests,
+                        "record_bot_us_per_turn": bot / n * 1e6,
+                        "requests_per_turn": requests / n,
+                    }
+                    if args.json:
+                        print(json.dumps(row), flush=True)
+                        continue
+                    label = f"{'pinned' if pinned else 'unpinned'}, c{concurrency}"
+                    values = (
+                        f"{rtt_wall:.1f}", f"{rtt_cpu:.1f}", f"{row['turn_cpu_us']:.1f}",
+                        f"{row['turn_wall_us']:.1f}", f"{row['turns_per_s']:.0f}",
+                        f"{row['cpu_per_rtt']:.2f}",
+                        f"{row['wall_per_rtt']:.2f}", f"{row['record_overhead_us']:.1f}",
+                        f"{row['record_bot_us_per_turn']:.1f}",
+                    )  # fmt: skip
+                    print(
+                        f"{label:<20}"
+                        + "".join(f"{v:>{w}}" for v, w in zip(values, widths[1:], strict=True)),
+                        flush=True,
+                    )
+        finally:
+            if hasattr(os, "sched_setaffinity"):
+                os.sched_setaffinity(0, original)
+    if not args.json:
+        print(
+            "\nrtt us / rtt cpu: wall and referee CPU of one bare trio round trip to the same bot;"
+            "\nturn cpu / turn wall: the referee's CPU and the wall time per turn (all games of the run);"
+            "\nturns/s at c2 over c1 is the gain of a second concurrent game;"
+            "\novh us: the records' referee_overhead_us (per request); bot us: the bots' time per turn."
+        )
+
+
+# ------------------------------------------------------------------ --mode python
 
 # The instant bot: the protocol by hand, a random legal turn per genmove.
 INSTANT_BOT = r"""
@@ -148,7 +348,7 @@ async def bare_round_trip(n: int) -> float:
         await process.wait()
 
 
-async def main_async(args: argparse.Namespace) -> None:
+async def python_mode(args: argparse.Namespace) -> None:
     rtt = await bare_round_trip(args.rtt)
     print(f"bare pipe round trip (trio, Python echo process): {rtt:8.1f} us")
     print(f"board size {args.size}, {args.games} games per run, instant bots (random legal turns)\n")
@@ -178,11 +378,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--size", type=int, default=5)
+    parser.add_argument("--mode", choices=("python", "c"), default="python")
+    parser.add_argument("--games", type=int, default=None, help="games per run (default 20, --mode c 100)")
+    parser.add_argument("--size", type=int, default=5, help="board size (--mode python; --mode c plays 7)")
     parser.add_argument("--rtt", type=int, default=2000, help="round trips for the bare pipe measurement")
+    parser.add_argument("--seed", type=int, default=1, help="the scripted game (--mode c)")
+    parser.add_argument("--time-left", action="store_true", help="the C bot lists time_left")
+    parser.add_argument("--json", action="store_true", help="--mode c: one JSON object per configuration")
+    parser.add_argument("--tree", type=Path, default=None, help="the project checkout to measure")
     args = parser.parse_args()
-    trio.run(main_async, args)
+    if args.games is None:
+        args.games = 100 if args.mode == "c" else 20
+    trio.run(c_mode if args.mode == "c" else python_mode, args)
 
 
 if __name__ == "__main__":
