@@ -53,21 +53,35 @@ class StartFailures:
     def observe(self, bot: BotProcess) -> RunStopped | None:
         """Count ``bot``'s start (if it was tried and not counted yet); the error once a
         bot has failed to start ``limit`` times in a row, else None."""
-        failure = bot.start_failure
-        if bot in self._seen or not (bot.ready or failure is not None):
+        if bot in self._seen or not (bot.ready or bot.start_failure is not None):
             return None
         self._seen.add(bot)
-        if not isinstance(failure, (BotStartError, BotCrashed)):
-            self.in_a_row[bot.label] = 0
+        return self.count(bot.label, start_failure_text(bot))
+
+    def count(self, label: str, failure: str | None) -> RunStopped | None:
+        """Count one start of bot ``label``: ``failure`` says why it could not start (see
+        :func:`start_failure_text`), None if it started. For starts observed elsewhere (a
+        cluster worker reports its processes' starts this way)."""
+        if failure is None:
+            self.in_a_row[label] = 0
             return None
-        self.in_a_row[bot.label] += 1
-        if self.in_a_row[bot.label] >= self.limit and self.error is None:
+        self.in_a_row[label] += 1
+        if self.in_a_row[label] >= self.limit and self.error is None:
             self.error = RunStopped(
-                f"bot {bot.label} could not start {self.in_a_row[bot.label]} times in a row "
+                f"bot {label} could not start {self.in_a_row[label]} times in a row "
                 f"(last: {failure}); fix its command or environment, then run again"
             )
             return self.error
         return None
+
+
+def start_failure_text(bot: BotProcess) -> str | None:
+    """What counts as a start failure of ``bot`` (see :class:`StartFailures`), in words;
+    None if it started, or failed in a way that is the bot's own (a bad handshake)."""
+    failure = bot.start_failure
+    if not isinstance(failure, (BotStartError, BotCrashed)):
+        return None
+    return str(failure)
 
 
 class BotPool:
@@ -99,6 +113,8 @@ class BotPool:
         self.live: set[BotProcess] = set()
         self.started = 0
         self.log_budgets = {name: LogBudget(log_max_per_bot) for name in self.commands}
+        self.counted: weakref.WeakSet[BotProcess] = weakref.WeakSet()
+        """Processes whose start has been reported (see :func:`~referee.tournament.batch.play_scheduled`)."""
 
     @classmethod
     def for_config(

@@ -31,11 +31,12 @@ the manifest, :mod:`~referee.tournament.pool` the bot processes, and
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -43,12 +44,12 @@ from typing import Any, TextIO
 import trio
 
 from referee.errors import ResultsError, RunStopped
-from referee.play.game import play_game
-from referee.play.records import GameRecord, GameSummary, SlotInfo, Termination
-from referee.play.spec import GameSpec, OpeningKind
+from referee.play.records import GameRecord, GameSummary, Termination
 from referee.ratings.report import Standings, render, standings
 from referee.text import printable
+from referee.tournament.batch import GameSettings, Played
 from referee.tournament.config import ScheduleKind, TournamentConfig
+from referee.tournament.executor import Executor, LocalExecutor
 from referee.tournament.folder import (
     LOGS,
     MANIFEST,
@@ -61,7 +62,7 @@ from referee.tournament.folder import (
 )
 from referee.tournament.pages import PAGE, standings_html, write_standings_html
 from referee.tournament.plans import FixedPlan, Plan, every_game, make_plan
-from referee.tournament.pool import DEFAULT_START_FAILURE_LIMIT, BotPool, StartFailures
+from referee.tournament.pool import DEFAULT_START_FAILURE_LIMIT, StartFailures
 from referee.tournament.results import FolderLock, ResultsFile
 from referee.tournament.schedule import ScheduledGame
 from referee.tournament.sprt_schedule import SprtSchedule
@@ -118,8 +119,9 @@ class TournamentResult:
     folder: Path
 
 
-def game_line(game: ScheduledGame, record: GameRecord) -> str:
-    """One line per finished game: the pairing with colours, result, how, turns, time."""
+def game_line(game: ScheduledGame, record: GameRecord, worker: str | None = None) -> str:
+    """One line per finished game: the pairing with colours, result, how, turns, time, and
+    the worker that played it (on a cluster)."""
     black = printable(record.label_of(record.black))
     white = printable(record.label_of(record.white))
     how = record.termination.value
@@ -130,9 +132,10 @@ def game_line(game: ScheduledGame, record: GameRecord) -> str:
         if len(reason) > 200:
             reason = f"{reason[:110]} ... {reason[-85:]}"
         how += f": {reason}"
+    where = "" if worker is None else f" on {printable(worker)}"
     return (
         f"{game.slot}: {black} (B) - {white} (W)  {record.result:<6} {how}; "
-        f"{len(record.turns)} turns, {record.wall_seconds:.1f} s"
+        f"{len(record.turns)} turns, {record.wall_seconds:.1f} s{where}"
     )
 
 
@@ -150,7 +153,10 @@ class Tournament:
         bootstrap: int = 1000,
         adopt: bool = False,
         start_failure_limit: int = DEFAULT_START_FAILURE_LIMIT,
+        executor: Callable[[Tournament], Executor] | None = None,
     ) -> None:
+        """``executor`` makes the run's executor (given the run, for its settings and its
+        output); the default plays locally, ``config.concurrency`` games at once."""
         self.config = config
         self.folder = config.output
         self.out: TextIO | None = out
@@ -165,7 +171,13 @@ class Tournament:
         self.records: list[GameSummary] = []
         self.stopping = False
         self.signals_seen = 0
-        self.pool: BotPool | None = None
+        self.settings = GameSettings.of(config, transcripts)
+        self.executor: Executor = (
+            executor(self)
+            if executor is not None
+            else LocalExecutor(self.settings, self.folder / LOGS, config.concurrency)
+        )
+        self._recorded_now: set[str] = set()  # slots recorded by this run (a second delivery is dropped)
         self.plan: Plan = FixedPlan([])
         self._sprt_pairs_shown = 0
         self._in_flight = 0  # games being played now
@@ -241,20 +253,22 @@ class Tournament:
             played = [r for r in latest_records(self.records) if not r.is_void]
             done = {r.slot for r in played}
             plan = self.plan = make_plan(config, played)
+            to_play: int | None  # games to play; None: the plan decides as it goes
             if isinstance(plan, FixedPlan):
                 pending = list(plan.games(done))
                 games: Iterator[ScheduledGame] = iter(pending)
-                resumed, workers = plan.total - len(pending), min(config.concurrency, len(pending))
+                resumed, to_play = plan.total - len(pending), len(pending)
             else:
                 sprt_games = plan.games(done)
                 games = sprt_games
-                resumed, workers = len(done), config.concurrency if sprt_games.available() else 0
+                resumed, to_play = len(done), (None if sprt_games.available() else 0)
             progress = Progress(total=plan.total, resumed=resumed)
             self._header(progress)
             (self.folder / LOGS).mkdir(exist_ok=True)
+            workers = to_play != 0
             if workers:
                 try:
-                    await self._play(games, workers, progress)
+                    await self._play(games, to_play, progress)
                 except BaseExceptionGroup as group:
                     # trio's nurseries wrap errors in groups; a user-facing error (the
                     # results file cannot be written) should reach the user as itself.
@@ -270,8 +284,10 @@ class Tournament:
                 and page.stat().st_mtime >= self.results.path.stat().st_mtime
             )
             if not current:  # a resume that played nothing keeps a page newer than the results
-                await trio.to_thread.run_sync(self._write_page, st, progress, running and workers > 0)
+                await trio.to_thread.run_sync(self._write_page, st, progress, running and workers)
         interrupted = self.stopping
+        for line in self.executor.summary():
+            self.say(line, always=True)
         if isinstance(plan, SprtSchedule):
             status = plan.status()
             self.say(f"SPRT: {status.line(plan.wdl)}", always=True)
@@ -312,30 +328,30 @@ class Tournament:
             )
         self.say(
             f"tournament {c.name}: {len(c.bots)} bots, board {c.board_size}, opening {c.opening.kind.value}, "
-            f"{clock}, {size}, concurrency {c.concurrency}"
+            f"{clock}, {size}, {self.executor.describe()}"
         )
         self.say(f"results: {shown(self.results.path)}")
         if progress.resumed:
             self.say(f"resuming: {progress.resumed} of {progress.total} games already played")
 
-    async def _play(self, games: Iterator[ScheduledGame], workers: int, progress: Progress) -> None:
+    async def _play(self, games: Iterator[ScheduledGame], to_play: int | None, progress: Progress) -> None:
+        """Play the games (``to_play`` of them, None if the plan decides as it goes) on the
+        executor: as many worker tasks as it has slots, each taking a batch at a time."""
         games_scope = trio.CancelScope()
+        executor = self.executor
         async with trio.open_nursery() as guard:
             # The signal watcher lives outside the games' scope, so that it still hears a
             # second Ctrl-C while the first one's shutdown is closing the bots.
             guard.start_soon(self._watch_signals, games_scope)
             try:
-                async with trio.open_nursery() as bots_nursery:
-                    pool = self.pool = BotPool.for_config(
-                        self.config, bots_nursery, self.folder / LOGS, self.transcripts
-                    )
-                    try:
-                        with games_scope:
-                            async with trio.open_nursery() as nursery:
-                                for _ in range(workers):
-                                    nursery.start_soon(self._worker, games, progress)
-                    finally:
-                        await pool.aclose()
+                with games_scope:
+                    async with executor.running():
+                        workers = executor.slots
+                        if to_play is not None:
+                            workers = min(workers, -(-to_play // executor.batch_size))
+                        async with trio.open_nursery() as nursery:
+                            for _ in range(workers):
+                                nursery.start_soon(self._worker, games, progress)
             finally:
                 guard.cancel_scope.cancel()
 
@@ -355,40 +371,36 @@ class Tournament:
                     scope.cancel()
                 elif self.signals_seen == 2:
                     self.say(f"{name}: killing every bot now", always=True)
-                    if self.pool is not None:
-                        self.pool.kill_all()
+                    self.executor.kill_all()
                 else:
                     os._exit(130)
 
     async def _worker(self, games: Iterator[ScheduledGame], progress: Progress) -> None:
         while self.halt is None:
-            game = next(games, None)
-            if game is None:
+            batch = list(itertools.islice(games, self.executor.batch_size))
+            if not batch:
                 if not self._in_flight or not isinstance(self.plan, SprtSchedule):
                     return
                 # An SPRT that stopped scheduling may go on once the games in flight are
                 # recorded (their results can take the LLR back between the bounds).
                 await self._game_recorded.wait()
                 continue
-            self._in_flight += 1
+            self._in_flight += len(batch)
             try:
-                await self._play_and_record(game, progress)
+                await self.executor.play(batch, lambda played, worker: self._record(played, worker, progress))
             finally:
-                self._in_flight -= 1
+                self._in_flight -= len(batch)
                 self._game_recorded.set()
                 self._game_recorded = trio.Event()
 
-    async def _play_and_record(self, game: ScheduledGame, progress: Progress) -> None:
-        """Play one game and record it (durably, then in memory, the plan, the output)."""
-        record = await self._play_one(game)
-        record.tournament = SlotInfo(
-            name=self.config.name,
-            slot=game.slot,
-            index=game.index,
-            round=game.round,
-            pair_key=game.pair_key,
-            opening=None if game.opening is None else game.opening.label,
-        )
+    async def _record(self, played: Played, worker: str | None, progress: Progress) -> None:
+        """Record a finished game (durably, then in memory, the plan, the output), count
+        its bots' starts; called by the executor as each game's result arrives."""
+        game, record = played.game, played.record
+        if game.slot in self._recorded_now:  # a batch delivered twice: the first one counts
+            self.say(f"note: {game.slot} arrived again (from {worker}); the first result is kept")
+            return
+        self._recorded_now.add(game.slot)
         # Shielded: once a game has finished, its record is written whatever happens.
         with trio.CancelScope(shield=True):
             try:
@@ -398,44 +410,22 @@ class Tournament:
                     f"cannot write the result of {game.slot} to {shown(self.results.path)}: {exc}; "
                     "the run stops here (every earlier result is on disk)"
                 ) from None
+        for label, failure in played.starts:
+            cannot_start = self.start_failures.count(label, failure)
+            if cannot_start is not None:
+                self._stop_after_games_in_flight(cannot_start)
         summary = GameSummary.of(record)
         self.records.append(summary)
         self.plan.record(summary)
         progress.played += 1
         if record.termination is Termination.VOID:
             progress.void += 1
-        self._report(game, record, progress)
+        self._report(game, record, progress, worker)
         if isinstance(self.plan, SprtSchedule):
             self._sprt_line(self.plan, game)
+        self._game_recorded.set()
+        self._game_recorded = trio.Event()
         await self._maybe_standings(progress)
-
-    async def _play_one(self, game: ScheduledGame) -> GameRecord:
-        assert self.pool is not None
-        c = self.config
-        spec = GameSpec(
-            size=c.board_size,
-            opening=game.mode,
-            setup=game.opening if game.mode in (OpeningKind.BOOK, OpeningKind.RANDOM) else None,
-            time_control=c.time_control,
-            game_id=game.slot,
-        )
-        first = self.pool.take(game.first, game.slot, 0)
-        second = self.pool.take(game.second, game.slot, 1)
-        record: GameRecord | None = None
-        try:
-            record = await play_game(first, second, spec, start_in=self.pool.nursery)
-            for bot in (first, second):
-                record.notes.extend(bot.log_notes())  # a log given up, a bot's log cap reached
-                cannot_start = self.start_failures.observe(bot)
-                if cannot_start is not None:
-                    self._stop_after_games_in_flight(cannot_start)
-            return record
-        finally:
-            with trio.CancelScope(shield=True):
-                faulty = record.fault.seat if record is not None and record.fault is not None else None
-                keep = record is not None and record.termination is not Termination.VOID
-                for seat, bot in ((0, first), (1, second)):
-                    await self.pool.release(bot, keep and seat != faulty)
 
     def _sprt_line(self, plan: SprtSchedule, game: ScheduledGame) -> None:
         """The test's line whenever a pair completes (every ``standings_every / 2`` pairs)."""
@@ -445,12 +435,15 @@ class Tournament:
             self._sprt_pairs_shown = status.pairs
             self.say(f"    SPRT {status.line(plan.wdl)}")
 
-    def _report(self, game: ScheduledGame, record: GameRecord, progress: Progress) -> None:
+    def _report(
+        self, game: ScheduledGame, record: GameRecord, progress: Progress, worker: str | None
+    ) -> None:
+        line = game_line(game, record, worker)
         if isinstance(self.plan, SprtSchedule):
             # Its length is not known: no ETA towards a cap it will rarely reach.
-            self.say(f"[{progress.done}] {game_line(game, record)}")
+            self.say(f"[{progress.done}] {line}")
             return
-        self.say(f"[{progress.done:>{len(str(progress.total))}}/{progress.total}] {game_line(game, record)}")
+        self.say(f"[{progress.done:>{len(str(progress.total))}}/{progress.total}] {line}")
         if progress.done < progress.total:
             self.say(
                 f"    progress: {progress.done}/{progress.total} games, "
