@@ -2,20 +2,29 @@
 
 :class:`BotProcess` starts the program in its own process group (so Ctrl-C reaches only the
 referee, and killing the group takes grandchildren along), performs the handshake, and then
-serves :meth:`BotProcess.request`: one command in flight at a time, each with a deadline.
+serves :meth:`BotProcess.request`: a command and its answer, within a deadline. A request
+may also be split in two, :meth:`BotProcess.send` and :meth:`BotProcess.receive`, so that
+several commands go out in one write (the opponent's ``play``, ``time_left`` and the next
+``genmove``) and their answers are read in order, each against its own deadline.
 
 Everything a bot can do wrong surfaces as one exception tree, :class:`BotFault`, whose
 message names the bot, the command and (truncated) what the bot sent; :mod:`referee.play.game`
 turns each into a forfeit. A program that cannot be executed at all is not the bot's fault
 in play but a setup problem: :class:`BotStartError`, which voids the game.
 
-Three background tasks run per bot, in the nursery the bot is started in:
+Stdout has no task of its own: the request waiting for an answer reads it (non-blocking
+reads, ``wait_readable`` when there is nothing yet, one cancel scope for the deadline), feeds
+:class:`~referee.play.replies.Replies`, which matches lines to the commands in flight with
+their :class:`~protocol.messages.ResponseParser`, and returns as soon as its own answer is
+complete: no hand-off between tasks on the way. Each read is stamped when it returns, so a
+bot is charged up to the moment its answer was there, not for the referee's work after.
+While no command is in flight, stdout is read without waiting before the next command goes
+out, when :attr:`BotProcess.healthy` is asked, and when the process exits: a line found
+then is a stray line (never taken as the next reply), an end of output a crash. After any
+framing fault reading stops: the bot is broken and will be killed, never resynchronised.
 
-* the *reader* feeds stdout to :class:`~referee.play.replies.Replies`, which matches it to
-  the command in flight with its :class:`~protocol.messages.ResponseParser`. A line that arrives
-  while no command is in flight is a stray line: recorded at once, raised by the next
-  request, never taken as the next reply. After any framing fault the reader stops: the
-  bot is broken and will be killed, never resynchronised.
+Two background tasks run per bot, in the nursery the bot is started in:
+
 * the *stderr drain* copies stderr into the current log file, capped (per game, and in
   total with a shared :class:`~referee.play.logs.LogBudget`), and keeps reading after the
   cap so that a chatty bot never blocks on a full pipe. It also keeps the last few hundred
@@ -24,7 +33,7 @@ Three background tasks run per bot, in the nursery the bot is started in:
 * the *exit watcher* waits for the process itself. Normally the reader sees the end of
   stdout when the bot dies; but a bot that exits while a child of it still holds stdout
   open would otherwise be recorded as a loss on time after the whole deadline. The watcher
-  records that crash, with the exit status, at once.
+  records that crash, with the exit status, at once (and wakes the request waiting).
 
 :meth:`BotProcess.aclose` always finishes, shielded from cancellation: ``quit`` (if the bot
 is healthy) -> grace -> SIGTERM to the group -> grace -> SIGKILL to the group -> reap.
@@ -33,12 +42,14 @@ is healthy) -> grace -> SIGTERM to the group -> grace -> SIGKILL to the group ->
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import shlex
 import signal
 import subprocess
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +71,7 @@ from referee.play.faults import (
 from referee.play.logs import CappedLog, LogBudget, Tail, Transcript
 from referee.play.player import Exchange
 from referee.play.records import BotStats
-from referee.play.replies import Replies
+from referee.play.replies import Pending, Replies
 from referee.play.spec import DEFAULT_COMMAND_TIMEOUT, DEFAULT_STARTUP_TIMEOUT
 
 log = logging.getLogger("referee.play.process")
@@ -175,7 +186,15 @@ class BotProcess:
         self._status_added = False
         self._closed: trio.Event | None = None
         self._stderr_done = trio.Event()
-        self._reader_done = trio.Event()
+        self._reader_done = trio.Event()  # stdout ended, or a framing fault stopped reading
+        self._out = bytearray()  # commands sent but not written yet
+        self._unwritten: list[Pending] = []  # ... and their Pendings
+        self._unreceived: deque[Pending] = deque()  # sent, answer not handed out yet
+        self._reading = False  # a request is waiting on stdout
+        self._wait_scope: trio.CancelScope | None = None
+        self._stdin_fd = -1
+        self._stdout_fd = -1
+        self._debug = log.isEnabledFor(logging.DEBUG)
         self._stack: contextlib.AsyncExitStack | None = None
 
     def __repr__(self) -> str:
@@ -236,8 +255,12 @@ class BotProcess:
             self.start_failure = BotStartError(f"bot {self.label}: cannot start {self.command!r}: {exc}")
             raise self.start_failure from exc
         self.pid = self._process.pid
+        # trio's pipes on Unix: non-blocking file descriptors, read and written directly.
+        stdin, stdout = self._process.stdin, self._process.stdout
+        assert isinstance(stdin, trio.lowlevel.FdStream) and isinstance(stdout, trio.lowlevel.FdStream)
+        self._stdin_fd = stdin.fileno()
+        self._stdout_fd = stdout.fileno()
         self._transcript.line("!", f"started pid {self.pid}: {self.command}")
-        nursery.start_soon(self._read_stdout, name=f"{self.label}-stdout")
         nursery.start_soon(self._drain_stderr, name=f"{self.label}-stderr")
         nursery.start_soon(self._watch_exit, name=f"{self.label}-exit")
         try:
@@ -342,58 +365,178 @@ class BotProcess:
         for a stray line), :class:`BotCrashed` or :class:`BotProtocolError`. A ``?``
         response is returned, not raised: use :meth:`call` for commands that must succeed.
         """
-        entered = time.perf_counter()
+        if self._unreceived:
+            raise RuntimeError(f"{self!r}: a command is already in flight (receive its answer first)")
+        return await self.receive(self.send(command, timeout, numbered=numbered))
+
+    def send(self, command: Command, timeout: float, *, numbered: bool = True) -> Pending:
+        """Queue ``command`` (numbered as by :meth:`request`) without waiting; it is written,
+        together with any others queued, by the next :meth:`receive`. Its answer must come
+        within ``timeout`` seconds of the later of that write and the end of the answer to
+        the command before it (the bot answers in order), and is collected with
+        :meth:`receive`, in the order the commands were sent."""
+        began = time.perf_counter()
         if self._process is None or (self._closed is not None and not self._quitting):
             raise RuntimeError(f"{self!r}: request on a bot that is not running")
-        if self._replies.pending is not None:
-            raise RuntimeError(f"{self!r}: a command is already in flight (one at a time)")
-        if self._replies.fault is not None:
-            await self._raise_fault()
+        replies = self._replies
+        if not replies.queue and replies.fault is None:
+            self._poll()  # anything already on stdout came while idle: a stray line
         if numbered:
             self._next_id += 1
             command = command.with_id(self._next_id)
-        text = str(command)
-        pending = self._replies.expect(command)
+        line = command.format()
+        text = line[:-1]
+        pending = replies.expect(command, timeout, text)
         self._transcript.line(">", text)
-        if log.isEnabledFor(logging.DEBUG):
+        if self._debug:
             log.debug("%s > %s", self.label, text)
-        data = command.format().encode()
-        completed = False
-        written = time.perf_counter()
+        self._out += line.encode()
+        self._unwritten.append(pending)
+        self._unreceived.append(pending)
+        pending.cost = time.perf_counter() - began
+        return pending
+
+    async def receive(self, pending: Pending) -> Exchange:
+        """Write what is queued, then wait for the answer to ``pending`` (the oldest command
+        sent and not received yet) within its deadline; see :meth:`request` for what it
+        raises. An answer complete before a later fault is still returned: the fault is
+        raised by the next receive."""
+        entered = time.perf_counter()
+        unreceived = self._unreceived
+        if not unreceived or unreceived[0] is not pending:
+            raise RuntimeError(f"{self!r}: answers are received in the order the commands were sent")
+        if pending.response is None:
+            if self._replies.fault is not None:
+                self._unreceived.clear()
+                await self._raise_fault()
+            try:
+                if self._out:
+                    await self._write()
+                if pending.response is None:
+                    await self._wait_for(pending)
+            except BaseException:
+                self._healthy = False
+                self._unreceived.clear()
+                self._replies.abandon()
+                raise
+            if pending.response is None:
+                self._unreceived.clear()
+                await self._raise_fault()
+        unreceived.popleft()
+        response = pending.response
+        assert response is not None
+        start = pending.start
+        seconds = pending.done_at - start
+        stats = self.stats
+        stats.requests += 1
+        stats.bot_seconds += seconds
+        overhead = pending.cost + time.perf_counter() - max(entered, pending.done_at)
+        stats.overhead_us += (overhead * 1e6 - stats.overhead_us) / stats.requests  # running mean
+        return Exchange(pending.command, response, seconds, overhead)
+
+    async def _write(self) -> None:
+        """Write the queued commands, in one write when the pipe takes it (it always does
+        for a few short lines); stamp their ``sent_at``. A closed stdin is a crash."""
+        data = self._out
+        first = self._unwritten[0]
         try:
-            with trio.fail_after(timeout):
-                assert self._process.stdin is not None
-                await self._process.stdin.send_all(data)
-                await pending.done.wait()
-            completed = True
-        except trio.TooSlowError:
+            while data:
+                try:
+                    written = os.write(self._stdin_fd, data)
+                except BlockingIOError:
+                    # The bot is not reading its stdin; it may be blocked writing stdout,
+                    # so keep reading that (judging what it says) while waiting.
+                    self._poll()
+                    if self._replies.fault is not None:
+                        return
+                    with trio.move_on_after(0.01):
+                        await trio.lowlevel.wait_writable(self._stdin_fd)
+                    continue
+                del data[:written]
+        except (BrokenPipeError, ConnectionResetError, trio.ClosedResourceError, OSError) as exc:
+            if isinstance(exc, OSError) and exc.errno not in (errno.EPIPE, errno.ECONNRESET, errno.EBADF):
+                raise
+            data.clear()
+            self._unwritten.clear()
+            self._healthy = False
+            status = await self._exit_status()
+            crash = BotCrashed(self.label, first.text, f"stopped reading its input ({status})")
+            await self._quote_stderr(crash)
+            raise crash from None
+        now = time.perf_counter()
+        for queued in self._unwritten:
+            queued.sent_at = now
+        self._unwritten.clear()
+
+    async def _wait_for(self, pending: Pending) -> None:
+        """Read stdout until ``pending`` is answered or the bot is at fault; past its
+        deadline (``timeout`` after :attr:`Pending.start`) raise :class:`BotTimeout`.
+        Whatever is there already is read without scheduling; only a real wait enters a
+        cancel scope, and one scope covers the rest of the wait."""
+        replies = self._replies
+        self._reading = True
+        try:
+            if self._reader_done.is_set():
+                self._end_of_output(again=True)
+            self._read_available()
+            if pending.response is None and replies.fault is None:
+                start = pending.start
+                # The deadline as trio's clock sees it: ``timeout`` after the start.
+                deadline = trio.current_time() + (start + pending.timeout - time.perf_counter())
+                with trio.CancelScope(deadline=deadline) as scope:
+                    self._wait_scope = scope
+                    while pending.response is None and replies.fault is None:
+                        await self._wait_readable()
+                        self._read_available()
+        finally:
+            self._reading = False
+            self._wait_scope = None
+        if pending.response is None and replies.fault is None:
+            timeout = pending.timeout
             self._transcript.line("!", f"no complete answer within {timeout:.3f} s")
             raise BotTimeout(
                 self.label,
-                text,
+                pending.text,
                 f"no complete answer within {timeout:.3f} s",
                 pending.excerpt() if pending.received else None,
-            ) from None
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            status = await self._exit_status()
-            crash = BotCrashed(self.label, text, f"stopped reading its input ({status})")
-            await self._quote_stderr(crash)
-            raise crash from None
-        finally:
-            self._replies.pending = None
-            if not completed:
-                self._healthy = False
-        if self._replies.fault is not None:
-            await self._raise_fault()
-        assert pending.response is not None
-        seconds = pending.done_at - written
-        self.stats.requests += 1
-        self.stats.bot_seconds += seconds
-        overhead = (written - entered) + (time.perf_counter() - pending.done_at)
-        self.stats.overhead_us += (
-            overhead * 1e6 - self.stats.overhead_us
-        ) / self.stats.requests  # running mean
-        return Exchange(command, pending.response, seconds, overhead)
+            )
+
+    def _read_available(self) -> None:
+        """Feed what stdout holds now to the reply matcher, without waiting; each read is
+        stamped when it returns. Stops at the end of output or a framing fault."""
+        replies = self._replies
+        while not self._reader_done.is_set():
+            try:
+                data = os.read(self._stdout_fd, _READ_SIZE)
+            except BlockingIOError:
+                return
+            except OSError:  # our end closed (aclose): as an end of output
+                data = b""
+            if not data:
+                self._end_of_output()
+                return
+            if not replies.feed(data, time.perf_counter()):
+                self._reader_done.set()
+                return
+
+    async def _wait_readable(self) -> None:
+        try:
+            await trio.lowlevel.wait_readable(self._stdout_fd)
+        except (trio.ClosedResourceError, OSError):  # we closed stdout (aclose)
+            self._end_of_output()
+
+    def _end_of_output(self, *, again: bool = False) -> None:
+        """The end of stdout (once), or ``again`` for a command sent after it: a crash
+        unless the referee is closing the bot and nothing is in flight."""
+        if again or not self._reader_done.is_set():
+            self._replies.eof(expected=self._closing)
+            self._reader_done.set()
+
+    def _poll(self) -> None:
+        """Read whatever stdout holds without waiting, when no request is reading it: lines
+        that came while no command was in flight, or the end of output."""
+        if not self._reading and self._stdout_fd >= 0:
+            self._read_available()
 
     async def call(self, command: Command, timeout: float) -> str:
         """:meth:`request` for a command the bot must answer with ``=``: returns the text;
@@ -436,25 +579,6 @@ class BotProcess:
         return _status(self._process.returncode)
 
     # ------------------------------------------------------------------ background tasks
-    async def _read_stdout(self) -> None:
-        """Feed stdout to the reply matcher until end of file or the first framing fault
-        (after which the bot is broken: it is never resynchronised, only killed)."""
-        assert self._process is not None and self._process.stdout is not None
-        stream = self._process.stdout
-        try:
-            while True:
-                try:
-                    data = await stream.receive_some(_READ_SIZE)
-                except (trio.ClosedResourceError, trio.BrokenResourceError):
-                    data = b""
-                if not data:
-                    self._replies.eof(expected=self._closing)
-                    return
-                if not self._replies.feed(data):
-                    return
-        finally:
-            self._reader_done.set()
-
     async def _drain_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None
         stream = self._process.stderr
@@ -480,19 +604,26 @@ class BotProcess:
         await process.wait()
         if self._closing:
             return
+        self._poll()  # no request reading: see the end of stdout (or what came before it)
         with trio.move_on_after(EXIT_GRACE):
             await self._reader_done.wait()
+        self._poll()
         if self._closing or self._reader_done.is_set():
-            return  # the reader saw the end of stdout (or a fault) and said so itself
+            return  # the end of stdout (or a fault) was seen and said so itself
         crash = self._replies.exited(_status(process.returncode))
         if self._replies.fault is crash:
             self._status_added = True  # the status is in the message already
+        if self._wait_scope is not None:
+            self._wait_scope.cancel()  # the request waiting raises the crash
 
     # ------------------------------------------------------------------ closing
     @property
     def healthy(self) -> bool:
-        """False from the first fault on: a timeout, a crash, a broken answer. An unhealthy
-        bot is not sent ``quit`` but killed, since whatever it says next cannot be trusted."""
+        """False from the first fault on: a timeout, a crash, a broken answer (also one that
+        came while it was idle: stdout is read without waiting first). An unhealthy bot is
+        not sent ``quit`` but killed, since whatever it says next cannot be trusted."""
+        if self._healthy and not self._replies.queue:
+            self._poll()
         return self._healthy and self._replies.fault is None
 
     @property
@@ -506,7 +637,7 @@ class BotProcess:
         return (
             self.started
             and self.healthy
-            and self._replies.pending is None
+            and not self._unreceived
             and self._closed is None
             and self.returncode is None
         )
@@ -540,7 +671,18 @@ class BotProcess:
         if process is None:
             return
         self._closing = True
-        if self.healthy and self._replies.pending is None and process.returncode is None:
+        if self._unreceived and self.healthy and process.returncode is None:
+            # Answers nobody waited for (a game that ended on the answer before them): a
+            # healthy bot gives them, then quits, rather than being killed.
+            self._quitting = True
+            with trio.move_on_after(self.quit_grace):
+                try:
+                    while self._unreceived:
+                        await self.receive(self._unreceived[0])
+                except BotFault:
+                    pass
+            self._quitting = False
+        if self.healthy and not self._unreceived and process.returncode is None:
             self._quitting = True
             with trio.move_on_after(self.quit_grace):
                 try:
@@ -564,10 +706,10 @@ class BotProcess:
         # if an escaped grandchild still holds the pipes open).
         with trio.move_on_after(0.2):
             await self._stderr_done.wait()
+        self._stdin_fd = self._stdout_fd = -1  # the numbers may be reused once closed
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
                 await stream.aclose()
-        await self._reader_done.wait()
         await self._stderr_done.wait()
 
     def kill(self) -> None:

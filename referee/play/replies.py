@@ -1,10 +1,14 @@
-"""What a bot writes to stdout, matched to the one command in flight.
+"""What a bot writes to stdout, matched to the commands in flight, in order.
 
 :class:`Replies` is the protocol side of :class:`~referee.play.process.BotProcess`, kept
 apart from the process side (spawning, pipes, signals): bytes go in with :meth:`feed`,
-the waiting request is resolved when its response is complete, and anything wrong
-becomes the bot's :attr:`Replies.fault`. It does no I/O; the only trio object is the
-:class:`trio.Event` a request waits on.
+each command in flight is resolved when its response is complete, and anything wrong
+becomes the bot's :attr:`Replies.fault`. It does no I/O and no waiting: the request that
+wants an answer feeds whatever it read and looks at its :class:`Pending`.
+
+Several commands may be in flight at once (the referee sends the opponent's ``play`` and
+the next ``genmove`` in one write): GTP answers in order, so each line belongs to the oldest
+command not answered yet, and a response's id must be that command's.
 
 The rules it enforces: a line that arrives while no command is in flight is a stray line
 (recorded at once, raised by the next request, never taken as the next reply); after any
@@ -16,10 +20,8 @@ is the exit of the process while a child of it keeps its output open (:meth:`Rep
 from __future__ import annotations
 
 import logging
-import time
+from collections import deque
 from dataclasses import dataclass, field
-
-import trio
 
 from protocol.framing import LineBuffer, ProtocolError
 from protocol.messages import Command, Response, ResponseParser, check_idle_line
@@ -29,24 +31,41 @@ from referee.play.logs import Transcript
 log = logging.getLogger("referee.play.process")
 
 
-@dataclass
+@dataclass(eq=False)
 class Pending:
-    """The command in flight: its parser, the event its request waits on, and the
-    response with the moment its last line arrived."""
+    """A command in flight: its wire text, parser and deadline, and once answered the
+    response with the moment its last byte was read (``done_at``, ``time.perf_counter``).
+
+    ``sent_at`` is when the write that carried it finished (0 until then); ``after`` the
+    command sent before it in the same stream, whose answer the bot gives first, so the
+    bot's time for this one starts when that answer was complete (see :attr:`start`)."""
 
     command: Command
+    text: str
     parser: ResponseParser
-    done: trio.Event = field(default_factory=trio.Event)
+    timeout: float = 0.0
+    after: Pending | None = None
+    sent_at: float = 0.0
     response: Response | None = None
     done_at: float = 0.0
+    cost: float = 0.0  # the referee's time queueing it (part of the request's overhead)
     received: list[str] = field(default_factory=list)
+
+    @property
+    def start(self) -> float:
+        """When the bot's time for this command begins: the later of the write that sent
+        it and the end of the answer before it (the bot answers in order)."""
+        after = self.after
+        if after is not None and after.done_at > self.sent_at:
+            return after.done_at
+        return self.sent_at
 
     def excerpt(self) -> str:
         return "\n".join(self.received)
 
 
 class Replies:
-    """The stdout side of one bot: a line buffer, the command in flight, the first fault.
+    """The stdout side of one bot: a line buffer, the commands in flight, the first fault.
 
     ``transcript`` may be replaced between games (the bot's log files switch).
     """
@@ -55,36 +74,51 @@ class Replies:
         self.label = label
         self.transcript = transcript
         self.buffer = LineBuffer(max_line)
-        self.pending: Pending | None = None
+        self.queue: deque[Pending] = deque()
         self.fault: BotFault | None = None
         self.last_command: str | None = None
+        self._debug = log.isEnabledFor(logging.DEBUG)
 
-    def expect(self, command: Command) -> Pending:
-        """Register ``command`` as the one in flight (the caller checked none is)."""
-        self.last_command = str(command)
-        self.pending = Pending(command, ResponseParser(command.id))
-        return self.pending
+    @property
+    def pending(self) -> Pending | None:
+        """The oldest command in flight (the one the next line answers), or None."""
+        return self.queue[0] if self.queue else None
+
+    def expect(self, command: Command, timeout: float = 0.0, text: str | None = None) -> Pending:
+        """Register ``command`` (wire text ``text``, default ``str(command)``) as in flight,
+        after any already in flight."""
+        text = str(command) if text is None else text
+        self.last_command = text
+        queue = self.queue
+        pending = Pending(command, text, ResponseParser(command.id), timeout, queue[-1] if queue else None)
+        queue.append(pending)
+        return pending
+
+    def abandon(self) -> None:
+        """Forget the commands in flight (a timeout: the bot is broken and will be killed)."""
+        self.queue.clear()
 
     def record(self, fault: BotFault) -> None:
         """Keep the first fault (the bot is broken from now on) and wake the request."""
         if self.fault is None:
             self.fault = fault
             self.transcript.line("!", str(fault))
-        if self.pending is not None:
-            self.pending.done.set()
 
-    def feed(self, data: bytes | bytearray) -> bool:
-        """Take bytes from stdout; False once the bot is broken (stop reading)."""
-        self.buffer.push(data)
+    def feed(self, data: bytes | bytearray, at: float = 0.0) -> bool:
+        """Take bytes from stdout, read at ``at`` (``time.perf_counter``: the moment the
+        read returned, which is when a response they complete was there); False once the
+        bot is broken (stop reading)."""
+        buffer = self.buffer
+        buffer.push(data)
         while True:
             try:
-                line = self.buffer.next_line()
+                line = buffer.next_line()
             except ProtocolError as exc:
                 self.record(self._protocol_fault(str(exc), None))
                 return False
             if line is None:
                 return True
-            if not self._on_line(line):
+            if not self._on_line(line, at):
                 return False
 
     def eof(self, *, expected: bool) -> None:
@@ -101,7 +135,7 @@ class Replies:
         else:
             what = "closed its output (exited or crashed)"
         received = pending.excerpt() if pending is not None and pending.received else None
-        command = str(pending.command) if pending is not None else self.last_command
+        command = pending.text if pending is not None else self.last_command
         if pending is None:
             what += " while no command was in flight"
         self.record(BotCrashed(self.label, command, what, received))
@@ -114,25 +148,26 @@ class Replies:
         pending = self.pending
         what = f"exited ({status}) while a process it started still holds its output open"
         received = pending.excerpt() if pending is not None and pending.received else None
-        command = str(pending.command) if pending is not None else self.last_command
+        command = pending.text if pending is not None else self.last_command
         if pending is None:
             what += "; no command was in flight"
         crash = BotCrashed(self.label, command, what, received)
         self.record(crash)
         return crash
 
-    def _on_line(self, line: str) -> bool:
+    def _on_line(self, line: str, at: float) -> bool:
         self.transcript.line("<", line)
-        if log.isEnabledFor(logging.DEBUG):
+        if self._debug:
             log.debug("%s < %s", self.label, line)
-        pending = self.pending
-        if pending is None:
+        queue = self.queue
+        if not queue:
             try:
                 check_idle_line(line)
             except ProtocolError as exc:
                 self.record(self._protocol_fault(str(exc), line))
                 return False
             return True
+        pending = queue[0]
         pending.received.append(line[:EXCERPT])
         try:
             response = pending.parser.feed(line)
@@ -140,10 +175,9 @@ class Replies:
             self.record(self._protocol_fault(str(exc), line))
             return False
         if response is not None:
-            pending.done_at = time.perf_counter()
+            pending.done_at = at
             pending.response = response
-            self.pending = None
-            pending.done.set()
+            queue.popleft()
         return True
 
     def _protocol_fault(self, detail: str, received: str | None) -> BotProtocolError:
@@ -153,7 +187,18 @@ class Replies:
             if command is not None:
                 detail = f"{detail} (after the response to this command was complete)"
         else:
-            command = str(pending.command)
+            command = pending.text
             if received is None and pending.received:
                 received = pending.excerpt()
+            elif (
+                not pending.parser.started
+                and pending.after is not None
+                and pending.after.response is not None
+            ):
+                # Sent in one write with the command before it: a line after that
+                # command's complete answer may be a stray line rather than a bad answer.
+                detail = (
+                    f"{detail} (the line came after the complete response to {pending.after.text!r}, "
+                    "sent just before it: a stray line, or a malformed response to this command)"
+                )
         return BotProtocolError(self.label, command, detail, received)
