@@ -34,3 +34,9 @@ class RunStopped(VastuzError):
     """A run stopped before its end for a reason the user must act on: a bot that cannot
     start again and again, or the output closed under it (``vastuz tournament | head``).
     Every game that finished is kept; the message says what happened and what to do."""
+
+
+class ClusterError(VastuzError):
+    """A cluster run cannot start or go on: Dask is not installed, the scheduler cannot be
+    reached, a worker cannot start a bot, or the cluster lost every worker. The message
+    names the scheduler or the worker and what is missing."""

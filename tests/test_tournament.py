@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import trio
 import yaml
+from processes import processes_with, wait_until_gone
 
 from referee.errors import ResultsError, RunStopped
 from referee.play.records import GameRecord, Termination
@@ -53,32 +54,6 @@ def write_config(tmp_path, bots, **overrides):
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
-
-
-def processes_with(marker: str) -> list[int]:
-    """Live (non-zombie) processes whose environment carries ``marker``."""
-    found = []
-    needle = f"VASTUZ_TEST_MARKER={marker}".encode()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                env = f.read()
-            with open(f"/proc/{entry}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if needle in env.split(b"\0") and state != "Z":
-            found.append(int(entry))
-    return found
-
-
-def wait_until_gone(marker: str, seconds: float = 10) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while (left := processes_with(marker)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
 
 
 @pytest.fixture

@@ -17,9 +17,10 @@ from referee.cli.common import (
     _count,
     _count_or_zero,
 )
-from referee.errors import ConfigError, VastuzError
+from referee.errors import ClusterError, ConfigError, VastuzError
 from referee.text import printable
-from referee.tournament.config import ScheduleKind
+from referee.tournament.config import MAX_BATCH, ScheduleKind
+from referee.tournament.config_fields import dask_address
 
 # ---------------------------------------------------------------------------- tournament
 
@@ -53,6 +54,18 @@ def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.Argume
         help="games at once, overriding the config (it does not change which games are played)",
     )
     p.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="play the games on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:8786), "
+        "overriding the config's executor; needs the cluster extra (see docs/cluster.md)",
+    )
+    p.add_argument(
+        "--batch",
+        type=_count,
+        metavar="GAMES",
+        help="with --dask: games per cluster task (default 2, a colour-reversed pair)",
+    )
+    p.add_argument(
         "--check", action="store_true", help="validate the config, print the schedule size, play nothing"
     )
     p.add_argument(
@@ -78,6 +91,32 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.concurrency is not None:
         config = dataclasses.replace(config, concurrency=args.concurrency)
+    if args.dask is not None or args.batch is not None:
+        executor = config.executor
+        if args.dask is not None:
+            if dask_address(args.dask) is None:
+                print(
+                    f"vastuz tournament: --dask: expected a scheduler address like tcp://HOST:8786, "
+                    f"got {printable(args.dask)!r}",
+                    file=sys.stderr,
+                )
+                return EXIT_USAGE
+            executor = dataclasses.replace(executor, dask=args.dask)
+        if args.batch is not None:
+            if executor.dask is None:
+                print(
+                    "vastuz tournament: --batch: only with --dask (or executor.dask in the config)",
+                    file=sys.stderr,
+                )
+                return EXIT_USAGE
+            if args.batch > MAX_BATCH:
+                print(
+                    f"vastuz tournament: --batch: at most {MAX_BATCH} games, got {args.batch}",
+                    file=sys.stderr,
+                )
+                return EXIT_USAGE
+            executor = dataclasses.replace(executor, batch=args.batch)
+        config = dataclasses.replace(config, executor=executor)
     if args.check:
         sprt = config.schedule.sprt
         if sprt is not None:
@@ -91,15 +130,18 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
             size = f"{len(build_schedule(config))} games"
         print(f"{args.config}: valid; {len(config.bots)} bots, {size}, output {shown(config.output)}")
         return EXIT_OK
-    tournament = Tournament(
-        config,
-        quiet=args.quiet,
-        standings_every=max(0, args.standings_every),
-        transcripts=args.transcripts,
-        adopt=args.adopt,
-    )
     try:
+        tournament = Tournament(
+            config,
+            quiet=args.quiet,
+            standings_every=max(0, args.standings_every),
+            transcripts=args.transcripts,
+            adopt=args.adopt,
+        )
         result = await tournament.run()
+    except ClusterError as exc:  # Dask missing, a wrong address, a worker without a bot
+        print(f"vastuz tournament: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except VastuzError as exc:
         print(f"vastuz tournament: {exc}", file=sys.stderr)
         return EXIT_FAILED

@@ -109,6 +109,21 @@ class LogSpec:
     max_per_bot: int = DEFAULT_LOG_MAX_PER_BOT
 
 
+DEFAULT_BATCH = 2
+"""Games per cluster task: one colour-reversed pair."""
+MAX_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class ExecutorSpec:
+    """The ``executor`` key: where games run. Without ``dask``, here (``concurrency`` games
+    at once); with ``dask: ADDRESS``, on that Dask scheduler's workers, ``batch`` games per
+    task. Not part of the fingerprint: a run may be resumed on another executor."""
+
+    dask: str | None = None
+    batch: int = DEFAULT_BATCH
+
+
 @dataclass(frozen=True)
 class BotSpec:
     """How to start one bot. ``env`` holds only the config's variables; whoever spawns the
@@ -133,6 +148,7 @@ class TournamentConfig:
     bots: tuple[BotSpec, ...]
     source: Path
     logs: LogSpec = field(default_factory=LogSpec)
+    executor: ExecutorSpec = field(default_factory=ExecutorSpec)
 
     @property
     def bot_names(self) -> tuple[str, ...]:

@@ -23,15 +23,18 @@ from referee.play.programs import program_problem
 from referee.play.spec import DEFAULT_MARGIN, OpeningKind, TimeControl
 from referee.ratings.sprt import Model, Sprt
 from referee.tournament.config import (
+    DEFAULT_BATCH,
     DEFAULT_BOARD_SIZE,
     DEFAULT_GAMES_PER_PAIR,
     DEFAULT_RANDOM_SEED,
     DEFAULT_SPRT_MAX_GAMES,
+    MAX_BATCH,
     MAX_BOARD_SIZE,
     MIN_BOARD_SIZE,
     NAME_PATTERN,
     BotSpec,
     EloSpec,
+    ExecutorSpec,
     LogSpec,
     OpeningSpec,
     ScheduleKind,
@@ -61,6 +64,19 @@ SHOWN_VALUE = 60
 # --------------------------------------------------------------------------- validation
 
 
+def dask_address(value: object) -> str | None:
+    """A Dask scheduler address (``tcp://HOST:PORT``, ``tls://...``, ``HOST:PORT``), as
+    given; None if ``value`` is not one."""
+    if not isinstance(value, str) or len(value) > 300:
+        return None
+    match = re.fullmatch(
+        r"(?:(tcp|tls|inproc|ucx|ws|wss)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?", value
+    )
+    if match is None or (match.group(1) is None and match.group(3) is None):
+        return None
+    return value
+
+
 _TOP_KEYS = (
     "name",
     "board_size",
@@ -72,7 +88,9 @@ _TOP_KEYS = (
     "elo",
     "bots",
     "logs",
+    "executor",
 )
+_EXECUTOR_KEYS = ("dask", "batch")
 _TIME_KEYS = ("per_move", "main", "increment", "margin")
 _SCHEDULE_KEYS = ("kind", "games_per_pair", "rounds", "challengers")
 _SPRT_KEYS = ("kind", "elo0", "elo1", "alpha", "beta", "model", "max_games")
@@ -266,6 +284,7 @@ class ConfigParser:
         output = self.path(top["output"], "output") if "output" in top else self.base_dir / "results" / name
         elo = self.elo(top.get("elo", {}), names)
         logs = self.logs(top["logs"]) if "logs" in top else LogSpec()
+        executor = self.executor(top["executor"]) if "executor" in top else ExecutorSpec()
         return TournamentConfig(
             name=name,
             board_size=board_size,
@@ -278,6 +297,7 @@ class ConfigParser:
             bots=bots,
             source=source if source is not None else self.base_dir / Path(self.file).name,
             logs=logs,
+            executor=executor,
         )
 
     def time_control(self, value: object) -> TimeControl:
@@ -424,6 +444,26 @@ class ConfigParser:
             if key in spec:
                 out = dataclasses.replace(out, **{key: self.byte_size(spec[key], f"logs.{key}")})
         return out
+
+    def executor(self, value: object) -> ExecutorSpec:
+        """``{dask: "tcp://HOST:8786", batch: GAMES}``: play on a Dask cluster."""
+        spec = self.mapping(
+            value, "executor", _EXECUTOR_KEYS, what='a mapping like {dask: "tcp://HOST:8786"}'
+        )
+        if "dask" not in spec:
+            self.fail("executor.dask", 'missing: the scheduler\'s address, like "tcp://HOST:8786"')
+        address = dask_address(spec["dask"])
+        if address is None:
+            self.fail(
+                "executor.dask",
+                f'expected a scheduler address like "tcp://HOST:8786", got {_describe(spec["dask"])}',
+            )
+        batch = (
+            self.integer(spec["batch"], "executor.batch", minimum=1, maximum=MAX_BATCH)
+            if "batch" in spec
+            else DEFAULT_BATCH
+        )
+        return ExecutorSpec(dask=address, batch=batch)
 
     def byte_size(self, value: object, path: str) -> int:
         if isinstance(value, str):

@@ -172,11 +172,7 @@ class Tournament:
         self.stopping = False
         self.signals_seen = 0
         self.settings = GameSettings.of(config, transcripts)
-        self.executor: Executor = (
-            executor(self)
-            if executor is not None
-            else LocalExecutor(self.settings, self.folder / LOGS, config.concurrency)
-        )
+        self.executor: Executor = executor(self) if executor is not None else self._default_executor()
         self._recorded_now: set[str] = set()  # slots recorded by this run (a second delivery is dropped)
         self.plan: Plan = FixedPlan([])
         self._sprt_pairs_shown = 0
@@ -187,6 +183,22 @@ class Tournament:
         self.start_failures = StartFailures(start_failure_limit)
         self.halt: RunStopped | None = None
         """Why no new game may start (the games in flight finish), raised at the end."""
+
+    def _default_executor(self) -> Executor:
+        """The config's executor: here, or on a Dask cluster (only then is Dask imported)."""
+        spec = self.config.executor
+        if spec.dask is None:
+            return LocalExecutor(self.settings, self.folder / LOGS, self.config.concurrency)
+        from referee.tournament.dask_executor import DaskExecutor
+
+        return DaskExecutor(
+            self.settings,
+            spec.dask,
+            self.folder / LOGS,
+            say=self.say,
+            stop=self.stop_after_games_in_flight,
+            batch_size=spec.batch,
+        )
 
     # -- output ----------------------------------------------------------------------------
     def say(self, text: str, *, always: bool = False) -> None:
@@ -199,9 +211,9 @@ class Tournament:
         except OSError as exc:
             self.out = None
             what = "was closed (broken pipe)" if isinstance(exc, BrokenPipeError) else f"failed ({exc})"
-            self._stop_after_games_in_flight(RunStopped(f"the output {what}"))
+            self.stop_after_games_in_flight(RunStopped(f"the output {what}"))
 
-    def _stop_after_games_in_flight(self, reason: RunStopped) -> None:
+    def stop_after_games_in_flight(self, reason: RunStopped) -> None:
         """Start no new game; the games in flight finish and are recorded; ``run`` then
         writes the standings and raises ``reason``. A stop by signal needs none of it."""
         if self.halt is None and not self.stopping:
@@ -413,7 +425,7 @@ class Tournament:
         for label, failure in played.starts:
             cannot_start = self.start_failures.count(label, failure)
             if cannot_start is not None:
-                self._stop_after_games_in_flight(cannot_start)
+                self.stop_after_games_in_flight(cannot_start)
         summary = GameSummary.of(record)
         self.records.append(summary)
         self.plan.record(summary)

@@ -1,0 +1,323 @@
+"""``vastuz tournament CONFIG --dask ADDRESS`` against a cluster started the way a user
+starts one: a ``dask scheduler`` and ``dask worker`` processes on 127.0.0.1.
+
+A worker killed (SIGKILL) in the middle of a batch loses only that batch, which the other
+worker plays again: every scheduled game is recorded exactly once, the run completes, and
+no bot process is left anywhere. A worker on which a bot's program cannot be found makes
+the probe refuse the run, naming the worker and the program. Ctrl-C on the coordinator
+stops the workers' batches too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+from processes import processes_with, wait_until_gone
+
+from referee.tournament.config_yaml import load_config
+from referee.tournament.results import ResultsFile
+from referee.tournament.schedule import build_schedule
+
+if not os.environ.get("VASTUZ_REQUIRE_DASK"):  # CI: the cluster tests must run, not skip
+    pytest.importorskip("distributed", reason="the cluster extra: pip install -e '.[cluster]'")
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKEBOT = ROOT / "tests" / "fake_bots" / "fakebot.py"
+DASK = Path(sys.executable).parent / "dask"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Cluster:
+    """A scheduler and workers as separate processes; everything is killed at the end."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.file = folder / "scheduler.json"
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.scheduler = self._spawn(
+            [
+                str(DASK),
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(self.file),
+            ],
+            "scheduler",
+        )
+        deadline = time.monotonic() + 60
+        while not self.file.exists():
+            assert self.scheduler.poll() is None, (folder / "scheduler.log").read_text()
+            assert time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.1)
+        time.sleep(0.2)  # the file is written whole, but give it a moment
+        self.address = json.loads(self.file.read_text())["address"]
+
+    def _spawn(
+        self, argv: list[str], name: str, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
+        log = open(self.folder / f"{name}.log", "wb")  # noqa: SIM115 - the child owns it
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=self.folder)
+        log.close()
+        self.processes.append(proc)
+        return proc
+
+    def worker(self, name: str, env: dict[str, str] | None = None) -> tuple[str, subprocess.Popen[bytes]]:
+        """A worker without a nanny (so SIGKILL of this process is the worker's death), one
+        thread: one batch at a time."""
+        port = free_port()
+        proc = self._spawn(
+            [
+                str(DASK),
+                "worker",
+                "--scheduler-file",
+                str(self.file),
+                "--nthreads",
+                "1",
+                "--no-nanny",
+                "--no-dashboard",
+                "--host",
+                "127.0.0.1",
+                "--worker-port",
+                str(port),
+                "--name",
+                name,
+            ],
+            name,
+            env,
+        )
+        return f"tcp://127.0.0.1:{port}", proc
+
+    def wait_for_workers(self, n: int) -> None:
+        script = (
+            "import sys, distributed\n"
+            "c = distributed.Client(sys.argv[1], timeout=30)\n"
+            "c.wait_for_workers(int(sys.argv[2]), timeout=60)\nc.close()\n"
+        )
+        subprocess.run([sys.executable, "-c", script, self.address, str(n)], check=True, timeout=120)
+
+    def close(self) -> None:
+        for proc in self.processes:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    made = Cluster(tmp_path)
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+@pytest.fixture
+def marker():
+    m = uuid.uuid4().hex
+    yield m
+    for pid in processes_with(m):  # never leave a stray bot behind, even when a test fails
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def write_config(tmp_path: Path, bots: list[dict[str, object]], **overrides: object) -> Path:
+    data: dict[str, object] = {
+        "name": "c",
+        "board_size": 3,
+        "opening": "pie",
+        "time_control": {"per_move": 1.0, "margin": 0.5},
+        "schedule": {"kind": "round_robin", "games_per_pair": 4},
+        "output": str(tmp_path / "out"),
+        "bots": bots,
+    }
+    data.update(overrides)
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def slow_bots(marker: str, n: int = 3) -> list[dict[str, object]]:
+    """Each genmove waits 40 ms: a game lasts about a second, so batches are in flight."""
+    return [
+        {
+            "name": f"s{i}",
+            "command": [sys.executable, str(FAKEBOT), "--seed", str(i), "--fault", "slow", "--delay", "0.04"],
+            "cwd": str(ROOT),
+            "env": {"VASTUZ_TEST_MARKER": marker},
+        }
+        for i in range(n)
+    ]
+
+
+def vastuz(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def children_of(pid: int, marker: str) -> list[int]:
+    """Marked (bot) processes whose parent is ``pid``."""
+    found = []
+    for child in processes_with(marker):
+        try:
+            with open(f"/proc/{child}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            continue
+        if parent == pid:
+            found.append(child)
+    return found
+
+
+def wait_for(condition, what: str, proc: subprocess.Popen[str], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def recorded(folder: Path) -> int:
+    path = folder / "results.jsonl"
+    return len(ResultsFile(path).load().records) if path.exists() else 0
+
+
+def test_a_worker_killed_mid_batch_loses_no_game_and_records_none_twice(tmp_path, cluster, marker):
+    first, _ = cluster.worker("w1")
+    _second, victim = cluster.worker("w2")
+    cluster.wait_for_workers(2)
+    path = write_config(tmp_path, slow_bots(marker))
+    run = vastuz("tournament", str(path), "--dask", cluster.address, "--standings-every", "0")
+    try:
+        # Kill w2 while it is playing a batch (after the probe, which starts bots too): its
+        # bots, children of the worker process, are running.
+        wait_for(lambda: recorded(tmp_path / "out") >= 1, "a first recorded game", run)
+        wait_for(lambda: children_of(victim.pid, marker), "w2 to play a batch", run)
+        victim.kill()
+        victim.wait()
+        out, err = run.communicate(timeout=300)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert run.returncode == 0, err
+    records = ResultsFile(tmp_path / "out" / "results.jsonl").load().records
+    schedule = build_schedule(load_config(path))
+    counts = Counter(r.slot for r in records)
+    assert sorted(counts) == sorted(g.slot for g in schedule)
+    assert set(counts.values()) == {1}, counts  # every game exactly once
+    assert all(not r.is_void for r in records), [r.reason for r in records]
+    # The run went on on the surviving worker; the final report counts games per worker.
+    assert f"on {first}" in out
+    assert f"{first} " in out.split("cluster: 12 game(s)", 1)[1]
+    assert "dispatch overhead" in out
+    # The killed worker's bots saw their stdin close and left; no bot is left anywhere.
+    assert wait_until_gone(marker, 20) == []
+
+
+def test_a_worker_without_a_bots_program_makes_the_probe_refuse_the_run(tmp_path, cluster, marker):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    program = bin_dir / "vastuz-probe-bot"
+    program.write_text(f'#!/bin/sh\nexec {sys.executable} {FAKEBOT} "$@"\n')
+    program.chmod(0o755)
+    with_bot = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    good, _ = cluster.worker("has-it", env=with_bot)
+    bad, _ = cluster.worker("lacks-it", env=dict(os.environ))
+    cluster.wait_for_workers(2)
+    bots = slow_bots(marker, 1) + [
+        {
+            "name": "probe",
+            "command": "vastuz-probe-bot",
+            "cwd": str(ROOT),
+            "env": {"VASTUZ_TEST_MARKER": marker},
+        }
+    ]
+    path = write_config(tmp_path, bots)
+    run = vastuz("tournament", str(path), "--dask", cluster.address, env=with_bot)
+    out, err = run.communicate(timeout=180)
+    assert run.returncode == 2, (out, err)
+    assert f"worker {bad}: bot probe: program 'vastuz-probe-bot' not found (looked in PATH)" in err
+    assert good not in err  # only the worker that lacks it is named
+    assert "bots must be reachable on every worker" in err
+    assert "Traceback" not in err
+    assert recorded(tmp_path / "out") == 0
+    assert wait_until_gone(marker) == []
+
+
+def test_ctrl_c_stops_the_workers_batches_and_a_resume_completes_the_run(tmp_path, cluster, marker):
+    cluster.worker("w1")
+    cluster.worker("w2")
+    cluster.wait_for_workers(2)
+    path = write_config(tmp_path, slow_bots(marker))
+    run = vastuz("tournament", str(path), "--dask", cluster.address, "--standings-every", "0")
+    try:
+        wait_for(lambda: recorded(tmp_path / "out") >= 2, "two recorded games", run)
+        wait_for(lambda: processes_with(marker), "bots in play", run)
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert run.returncode == 130, err
+    assert "stopped after" in out
+    # The stop event reached the workers: their batches closed their bots.
+    assert wait_until_gone(marker, 20) == []
+    kept = recorded(tmp_path / "out")
+    assert 2 <= kept < 12
+    again = vastuz("tournament", str(path), "--dask", cluster.address, "-q")
+    out, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err
+    records = ResultsFile(tmp_path / "out" / "results.jsonl").load().records
+    assert len(records) == len({r.slot for r in records}) == 12
+    assert wait_until_gone(marker) == []
+
+
+def test_cluster_options_are_checked(tmp_path, marker):
+    path = write_config(tmp_path, slow_bots(marker, 2))
+    for args, message in [
+        (["--dask", "not an address"], "--dask: expected a scheduler address like tcp://HOST:8786"),
+        (["--batch", "3"], "--batch: only with --dask"),
+    ]:
+        run = vastuz("tournament", str(path), *args)
+        _out, err = run.communicate(timeout=60)
+        assert run.returncode == 2 and message in err, (args, err)
+    for executor, message in [
+        ({"dask": 8786}, 'executor.dask: expected a scheduler address like "tcp://HOST:8786", got 8786'),
+        ({"batch": 4}, "executor.dask: missing"),
+        ({"dask": "tcp://h:1", "batch": 0}, "executor.batch"),
+        ({"dask": "tcp://h:1", "threads": 2}, "executor.threads: unknown key"),
+    ]:
+        bad = write_config(tmp_path, slow_bots(marker, 2), executor=executor)
+        run = vastuz("tournament", str(bad), "--check")
+        _out, err = run.communicate(timeout=60)
+        assert run.returncode == 2 and message in err, (executor, err)
+        assert "Traceback" not in err
