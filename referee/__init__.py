@@ -14,7 +14,8 @@ The packages are layers, and imports point one way only (down this list's arrows
       ^          (pure: records in, text out)
     tournament  config (values; the YAML loader and validation beside them), openings,
       ^          plans (what to play next: fixed schedules, the SPRT), results file,
-                 output folder and manifest, standings pages, bot pool, runner, match
+                 output folder and manifest, standings pages, bot pool, executors
+                 (where games run: here, or a Dask cluster, imported only then), runner, match
     tools       check (the protocol linter), show
       ^
     cli         the ``vastuz`` command: argparse, exit codes, one ``trio.run``; a module

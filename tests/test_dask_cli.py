@@ -10,18 +10,21 @@ stops the workers' batches too.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections import Counter
 from pathlib import Path
 
 import pytest
+import trio
 import yaml
 from processes import processes_with, wait_until_gone
 
@@ -321,3 +324,45 @@ def test_cluster_options_are_checked(tmp_path, marker):
         _out, err = run.communicate(timeout=60)
         assert run.returncode == 2 and message in err, (executor, err)
         assert "Traceback" not in err
+
+
+def test_a_cluster_that_loses_every_worker_stops_the_run_and_keeps_its_games(tmp_path, cluster, marker):
+    from referee.errors import ClusterError
+    from referee.tournament.dask_executor import DaskExecutor
+    from referee.tournament.runner import Tournament
+
+    workers = [cluster.worker("w1")[1], cluster.worker("w2")[1]]
+    cluster.wait_for_workers(2)
+    config = load_config(write_config(tmp_path, slow_bots(marker)))
+
+    def executor(t: Tournament) -> DaskExecutor:
+        return DaskExecutor(
+            t.settings,
+            cluster.address,
+            t.folder / "logs",
+            say=t.say,
+            stop=t.stop_after_games_in_flight,
+            no_worker_timeout=3,
+        )
+
+    def kill_every_worker() -> None:
+        deadline = time.monotonic() + 120
+        while recorded(tmp_path / "out") < 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for proc in workers:
+            proc.kill()
+
+    killer = threading.Thread(target=kill_every_worker)
+    killer.start()
+    try:
+        with pytest.raises(
+            ClusterError, match=r"no Dask worker has been connected to tcp://127\.0\.0\.1:\d+ for 3 s"
+        ):
+            trio.run(
+                lambda: Tournament(config, out=io.StringIO(), standings_every=0, executor=executor).run()
+            )
+    finally:
+        killer.join()
+    records = ResultsFile(tmp_path / "out" / "results.jsonl").load().records
+    assert 1 <= len(records) < 12 and len({r.slot for r in records}) == len(records)
+    assert wait_until_gone(marker, 20) == []

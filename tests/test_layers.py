@@ -113,7 +113,8 @@ FORBIDDEN = [
     ("referee.ratings.report", ["trio", "yaml", "protocol", "referee.tournament", "referee.play.game"]),
     ("referee.tournament.config", ["yaml", "trio", "tabulate"]),
     ("referee.tournament.schedule", ["yaml", "trio"]),
-    ("referee.tournament.runner", ["referee.tools", "referee.cli"]),
+    ("referee.tournament.runner", ["referee.tools", "referee.cli", "dask", "distributed"]),
+    ("referee.cli.main", ["dask", "distributed"]),
     ("referee.tools.check", ["referee.cli", "yaml"]),
 ]
 
