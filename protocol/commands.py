@@ -78,11 +78,14 @@ def setup(black_point: str, white_point: str) -> Command:
 
 def play(color: Color, turn: str) -> Command:
     """Tell the bot the opponent's full turn (placement and steals, or ``pass``)."""
-    return _cmd("play", color.value, turn)
+    return Command.checked_args("play", color.value, turn)
+
+
+_GENMOVE = {color: _cmd("genmove", color.value) for color in Color}
 
 
 def genmove(color: Color) -> Command:
-    return _cmd("genmove", color.value)
+    return _GENMOVE[color]  # commands are immutable values: one per colour will do
 
 
 def gensetup() -> Command:

@@ -104,6 +104,26 @@ class LineBuffer:
                 return lines
             lines.append(line)
 
+    def complete_lines(self, data: bytes | bytearray) -> list[str] | None:
+        """The fast path of :meth:`feed` for the usual case, or None where it does not apply
+        (then use :meth:`push` and :meth:`next_line`, and nothing was taken): nothing
+        pending, and ``data`` whole lines within the cap that are valid UTF-8. Returns the
+        same lines :meth:`feed` would; ``\\n`` never occurs inside a UTF-8 sequence, so
+        splitting the decoded text splits the bytes at the same places."""
+        if self._data or self._skipping or self._pending_error is not None:
+            return None
+        if not data.endswith(b"\n") or len(data) > self.max_line:
+            return None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        lines = text.split("\n")
+        lines.pop()
+        if "\r" in text:
+            lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+        return lines
+
     def next_line(self) -> str | None:
         """Pop one complete line from what was fed, or None if there is none yet.
 

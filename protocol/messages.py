@@ -26,8 +26,12 @@ DEFAULT_MAX_RESPONSE = 1 << 20
 cannot make the referee buffer without bound while its clock runs."""
 
 
+# A token: one or more characters, none of them whitespace (``\\s`` is exactly ``str.isspace``).
+_TOKEN = re.compile(r"\S+")
+
+
 def _check_token(kind: str, token: str) -> None:
-    if not token or any(ch.isspace() for ch in token):
+    if _TOKEN.fullmatch(token) is None:
         raise ValueError(f"{kind} must be a non-empty token without whitespace: {token!r}")
 
 
@@ -48,19 +52,38 @@ class Command:
         for arg in self.args:
             _check_token("command argument", arg)
 
+    @classmethod
+    def checked_args(cls, name: str, *args: str) -> Command:
+        """An id-less command whose ``name`` the caller knows to be valid (a constant of
+        :mod:`protocol.commands`): only the arguments are checked."""
+        for arg in args:
+            _check_token("command argument", arg)
+        return cls._trusted(None, name, args)
+
+    @classmethod
+    def _trusted(cls, id: int | None, name: str, args: tuple[str, ...]) -> Command:
+        """A command from parts already checked, without checking them again (the
+        referee builds several per turn)."""
+        command = object.__new__(cls)
+        object.__setattr__(command, "id", id)
+        object.__setattr__(command, "name", name)
+        object.__setattr__(command, "args", args)
+        return command
+
     def with_id(self, id: int | None) -> Command:
-        """The same command with another id (builders make id-less commands)."""
-        return Command(id, self.name, self.args)
+        """The same command with another id (builders make id-less commands). Only the id
+        is new, so only the id is checked: the name and arguments were checked already."""
+        if id is not None and id < 0:
+            raise ValueError(f"command id must be non-negative, got {id}")
+        return self._trusted(id, self.name, self.args)
 
     def format(self) -> str:
         """The wire form, newline included: ``"7 play b g7\\n"``."""
-        parts = [self.name, *self.args]
-        if self.id is not None:
-            parts.insert(0, str(self.id))
-        return " ".join(parts) + "\n"
+        body = " ".join((self.name, *self.args)) if self.args else self.name
+        return f"{body}\n" if self.id is None else f"{self.id} {body}\n"
 
     def __str__(self) -> str:
-        return self.format().rstrip("\n")
+        return self.format()[:-1]
 
 
 def parse_command(line: str) -> Command:

@@ -37,6 +37,7 @@ class BotClock:
         self.remaining: float = float(control.main) if self.fischer and control.main is not None else 0.0
         self.used = 0.0
         self.decisions = 0
+        self._per_move_time_left: dict[Color, Command] = {}
 
     @property
     def budget(self) -> float:
@@ -75,7 +76,10 @@ class BotClock:
         per-move limit for one stone."""
         if self.fischer:
             return commands.time_left(color, self.remaining, 0)
-        return commands.time_left(color, self.budget, 1)
+        command = self._per_move_time_left.get(color)
+        if command is None:  # the same two commands all game long: build each once
+            command = self._per_move_time_left[color] = commands.time_left(color, self.budget, 1)
+        return command
 
 
 def describe(control: TimeControl) -> dict[str, object]:

@@ -15,6 +15,13 @@ Timing: a decision (``genmove``, ``gensetup``, ``choose_color``) must answer wit
 bot's clock budget plus the margin (see :mod:`referee.play.clock`); any other command within
 ``command_timeout``. Missing either deadline is a loss on time. An overall guard on the
 whole game catches what the per-request deadlines cannot (our own bugs): it voids.
+
+Pipelining: GTP answers in order, so a bot process is sent the opponent's ``play``, then
+``time_left`` and its ``genmove`` in one write, and the answers are read in that order (the
+game set-up commands likewise); each still has its own deadline, counted from the end of the
+answer before it, and each answer is judged in the order the commands were sent, so faults
+are found and blamed as if each command had waited for the last. A player that is not a
+process (the in-memory player of the tests) is simply asked one command at a time.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -48,6 +56,7 @@ from referee.play.records import (
     TurnEntry,
     forfeit_result,
 )
+from referee.play.replies import Pending
 from referee.play.spec import DEFAULT_STARTUP_TIMEOUT, GameSpec, Opening, OpeningKind
 
 log = logging.getLogger("referee.play.game")
@@ -63,6 +72,20 @@ class _SeatFault(Exception):
         self.seat = seat
         self.fault = fault
         self.seconds = seconds  # how long the faulty answer (or the wait for it) took
+
+
+@dataclass(eq=False)
+class _Ticket:
+    """A command sent (or to be sent) to a seat, whose answer is judged later, in order.
+    ``pending`` is the process's own record of it; None for a player asked one command at
+    a time, which is then asked when the answer is wanted. ``optional``: a ``?`` is noted,
+    not a loss (a listed optional command); else the command must answer ``=``."""
+
+    seat: int
+    command: Command
+    timeout: float
+    pending: Pending | None
+    optional: bool = False
 
 
 def _now() -> str:
@@ -81,6 +104,7 @@ class _Game:
         self.clocks = (BotClock(spec.time_control), BotClock(spec.time_control))
         self.stats = (BotStats(), BotStats())
         self.seat_of: dict[Color, int] | None = None
+        self.queued: list[_Ticket] = []  # sent, answers not judged yet, in the order sent
         self.record = GameRecord(
             game_id=spec.game_id,
             size=spec.size,
@@ -151,10 +175,11 @@ class _Game:
         spec = self.spec
         timeout = spec.command_timeout
         for seat, bot in enumerate(self.bots):
-            await self._must(seat, commands.boardsize(spec.size), timeout)
-            await self._must(seat, commands.clear_board(), timeout)
+            self._queue(seat, commands.boardsize(spec.size), timeout)
+            self._queue(seat, commands.clear_board(), timeout)
             if bot.knows("time_settings"):
-                await self._optional(seat, self.clocks[seat].settings_command(), timeout)
+                self._queue(seat, self.clocks[seat].settings_command(), timeout, optional=True)
+        await self._settle(flush=True)
         if spec.opening is OpeningKind.PIE:
             await self._pie()
         elif spec.setup is not None:
@@ -164,13 +189,55 @@ class _Game:
         self._set_colours()
         while not self.pos.is_over:
             await self._turn()
+        await self._settle()  # the last turn's play
         await self._score()
 
     # ------------------------------------------------------------------ requests
+    def _send(self, seat: int, command: Command, timeout: float, *, optional: bool = False) -> _Ticket:
+        """Send ``command`` to a process without waiting (it goes out with the next write to
+        it); for another player, only note it (it is asked by :meth:`_receive`)."""
+        bot = self.bots[seat]
+        pending = bot.send(command, timeout) if isinstance(bot, BotProcess) else None
+        return _Ticket(seat, command, timeout, pending, optional)
+
+    def _queue(self, seat: int, command: Command, timeout: float, *, optional: bool = False) -> None:
+        """:meth:`_send`, its answer to be judged by the next :meth:`_settle`."""
+        self.queued.append(self._send(seat, command, timeout, optional=optional))
+
+    async def _settle(self, *, flush: bool = False) -> None:
+        """Judge the answers of every queued command, in the order they were sent (so the
+        first fault found is the one found when each command waited for the last). With
+        ``flush``, write to every process first, so both bots work at once."""
+        if flush:
+            for bot in self.bots:
+                if isinstance(bot, BotProcess):
+                    await bot.flush()
+        queued, self.queued = self.queued, []
+        for ticket in queued:
+            await self._judge(ticket)
+
+    async def _judge(self, ticket: _Ticket, *, thinking: bool = False) -> Exchange:
+        """Receive a ticket's answer and hold it to what the command requires."""
+        exchange = await self._receive(ticket, thinking=thinking)
+        if ticket.optional:
+            self._note_refusal(ticket.seat, exchange)
+        else:
+            self._check_ok(ticket.seat, exchange)
+        return exchange
+
     async def _call(self, seat: int, command: Command, timeout: float, *, thinking: bool = False) -> Exchange:
+        return await self._receive(self._send(seat, command, timeout), thinking=thinking)
+
+    async def _receive(self, ticket: _Ticket, *, thinking: bool = False) -> Exchange:
+        seat = ticket.seat
+        bot = self.bots[seat]
         asked = trio.current_time()
         try:
-            exchange = await self.bots[seat].request(command, timeout)
+            if ticket.pending is None:
+                exchange = await bot.request(ticket.command, ticket.timeout)
+            else:
+                assert isinstance(bot, BotProcess)
+                exchange = await bot.receive(ticket.pending)
         except BotFault as fault:
             raise _SeatFault(seat, fault, trio.current_time() - asked) from None
         stats = self.stats[seat]
@@ -183,7 +250,9 @@ class _Game:
 
     async def _must(self, seat: int, command: Command, timeout: float, *, thinking: bool = False) -> Exchange:
         """A command the bot must answer with ``=``; ``?`` is a protocol loss."""
-        exchange = await self._call(seat, command, timeout, thinking=thinking)
+        return self._check_ok(seat, await self._call(seat, command, timeout, thinking=thinking))
+
+    def _check_ok(self, seat: int, exchange: Exchange) -> Exchange:
         if not exchange.response.ok:
             bot = self.bots[seat]
             raise _SeatFault(
@@ -198,22 +267,30 @@ class _Game:
             )
         return exchange
 
-    async def _optional(self, seat: int, command: Command, timeout: float) -> None:
+    def _note_refusal(self, seat: int, exchange: Exchange) -> None:
         """An optional command the bot listed: a ``?`` is noted (once per command) and the
         game goes on (PROTOCOL.md); no answer in time is still a loss on time."""
-        exchange = await self._call(seat, command, timeout)
         if not exchange.response.ok:
-            note = f"bot {self.bots[seat].label} answered '?' to {command.name}; carrying on"
+            note = f"bot {self.bots[seat].label} answered '?' to {exchange.command.name}; carrying on"
             if note not in self.record.notes:
                 self.record.notes.append(note)
 
     async def _decide(self, seat: int, command: Command, color: Color | None) -> Exchange:
         """A timed decision: ``time_left`` first (to bots that list it, once colours are
-        known), then the command under the bot's clock, whose time is then charged."""
+        known), then the command under the bot's clock, whose time is then charged. Both
+        go out in one write with whatever is queued for the bot (the opponent's last turn),
+        and the queued answers are judged first."""
         clock = self.clocks[seat]
+        time_left = None
         if color is not None and self.bots[seat].knows("time_left"):
-            await self._optional(seat, clock.time_left_command(color), self.spec.command_timeout)
-        exchange = await self._must(seat, command, clock.deadline, thinking=True)
+            time_left = self._send(
+                seat, clock.time_left_command(color), self.spec.command_timeout, optional=True
+            )
+        decision = self._send(seat, command, clock.deadline)
+        await self._settle()
+        if time_left is not None:
+            await self._judge(time_left)
+        exchange = await self._judge(decision, thinking=True)
         clock.charge(exchange.seconds, turn=command.name == "genmove")
         return exchange
 
@@ -235,7 +312,7 @@ class _Game:
         except (ProtocolError, TurnError, ValueError) as exc:
             raise self._illegal(maker, exchange, f"bad setup: {exc}") from None
         self.record.setup = SetupEntry(black, white, by=maker, seconds=round(exchange.seconds, 6))
-        await self._must(chooser, commands.setup(black, white), self.spec.command_timeout)
+        self._queue(chooser, commands.setup(black, white), self.spec.command_timeout)
         exchange = await self._decide(chooser, commands.choose_color(), None)
         try:
             color = commands.parse_choose_color(exchange.response.text)
@@ -289,7 +366,8 @@ class _Game:
                 len(self.record.turns) + 1, color, turn, round(exchange.seconds, 6), self.clocks[seat].left
             )
         )
-        await self._must(1 - seat, commands.play(color, turn), self.spec.command_timeout)
+        # Judged with the opponent's next decision, sent in the same write.
+        self._queue(1 - seat, commands.play(color, turn), self.spec.command_timeout)
 
     async def _score(self) -> None:
         """Score with the engine; ask ``final_score`` only as a check (a bot's failure or

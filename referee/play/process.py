@@ -387,7 +387,8 @@ class BotProcess:
         line = command.format()
         text = line[:-1]
         pending = replies.expect(command, timeout, text)
-        self._transcript.line(">", text)
+        if self._transcript.enabled:
+            self._transcript.line(">", text)
         if self._debug:
             log.debug("%s > %s", self.label, text)
         self._out += line.encode()
@@ -410,10 +411,11 @@ class BotProcess:
                 self._unreceived.clear()
                 await self._raise_fault()
             try:
-                if self._out:
+                wrote = bool(self._out)
+                if wrote:
                     await self._write()
                 if pending.response is None:
-                    await self._wait_for(pending)
+                    await self._wait_for(pending, wrote=wrote)
             except BaseException:
                 self._healthy = False
                 self._unreceived.clear()
@@ -434,11 +436,19 @@ class BotProcess:
         stats.overhead_us += (overhead * 1e6 - stats.overhead_us) / stats.requests  # running mean
         return Exchange(pending.command, response, seconds, overhead)
 
+    async def flush(self) -> None:
+        """Write what :meth:`send` queued now, rather than with the next :meth:`receive`
+        (to set two bots working at once). A closed stdin is recorded as the bot's crash,
+        raised by the next :meth:`receive`."""
+        if self._out:
+            await self._write()
+
     async def _write(self) -> None:
         """Write the queued commands, in one write when the pipe takes it (it always does
-        for a few short lines); stamp their ``sent_at``. A closed stdin is a crash."""
+        for a few short lines), and stamp their ``sent_at``. A closed stdin is the bot's
+        crash, recorded as its fault (the first command of the write named)."""
         data = self._out
-        first = self._unwritten[0]
+        sent = self._unwritten
         try:
             while data:
                 try:
@@ -448,27 +458,31 @@ class BotProcess:
                     # so keep reading that (judging what it says) while waiting.
                     self._poll()
                     if self._replies.fault is not None:
-                        return
+                        break
                     with trio.move_on_after(0.01):
                         await trio.lowlevel.wait_writable(self._stdin_fd)
                     continue
                 del data[:written]
-        except (BrokenPipeError, ConnectionResetError, trio.ClosedResourceError, OSError) as exc:
+        except (OSError, trio.ClosedResourceError) as exc:
             if isinstance(exc, OSError) and exc.errno not in (errno.EPIPE, errno.ECONNRESET, errno.EBADF):
                 raise
+            first = sent[0]
             data.clear()
-            self._unwritten.clear()
+            self._unwritten = []
             self._healthy = False
             status = await self._exit_status()
             crash = BotCrashed(self.label, first.text, f"stopped reading its input ({status})")
-            await self._quote_stderr(crash)
-            raise crash from None
+            if self._replies.fault is None:
+                self._status_added = True  # the status is in the message already
+                await self._quote_stderr(crash)
+            self._replies.record(crash)
+            return
         now = time.perf_counter()
-        for queued in self._unwritten:
+        for queued in sent:
             queued.sent_at = now
-        self._unwritten.clear()
+        self._unwritten = []
 
-    async def _wait_for(self, pending: Pending) -> None:
+    async def _wait_for(self, pending: Pending, *, wrote: bool = False) -> None:
         """Read stdout until ``pending`` is answered or the bot is at fault; past its
         deadline (``timeout`` after :attr:`Pending.start`) raise :class:`BotTimeout`.
         Whatever is there already is read without scheduling; only a real wait enters a
@@ -478,7 +492,8 @@ class BotProcess:
         try:
             if self._reader_done.is_set():
                 self._end_of_output(again=True)
-            self._read_available()
+            elif not wrote:  # just written: its answer is not there yet (a wait finds it if it is)
+                self._read_available()
             if pending.response is None and replies.fault is None:
                 start = pending.start
                 # The deadline as trio's clock sees it: ``timeout`` after the start.
@@ -518,6 +533,8 @@ class BotProcess:
             if not replies.feed(data, time.perf_counter()):
                 self._reader_done.set()
                 return
+            if len(data) < _READ_SIZE:
+                return  # the pipe held no more (a wait that finds more returns at once)
 
     async def _wait_readable(self) -> None:
         try:

@@ -109,6 +109,9 @@ class Replies:
         read returned, which is when a response they complete was there); False once the
         bot is broken (stop reading)."""
         buffer = self.buffer
+        lines = buffer.complete_lines(data)
+        if lines is not None:
+            return all(self._on_line(line, at) for line in lines)  # stops at the first fault
         buffer.push(data)
         while True:
             try:
@@ -156,7 +159,8 @@ class Replies:
         return crash
 
     def _on_line(self, line: str, at: float) -> bool:
-        self.transcript.line("<", line)
+        if self.transcript.enabled:
+            self.transcript.line("<", line)
         if self._debug:
             log.debug("%s < %s", self.label, line)
         queue = self.queue
