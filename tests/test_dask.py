@@ -245,3 +245,15 @@ def test_without_dask_a_dask_run_says_how_to_install_it_and_a_local_run_never_im
     )
     assert local.returncode == 0, local.stderr
     assert len(ResultsFile(tmp_path / "out" / "results.jsonl").load().records) == 4
+
+
+def test_an_adaptive_run_plays_its_budget_on_the_cluster_in_whole_pairs(tmp_path, cluster, marker):
+    bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(4)]
+    path = write_config(tmp_path, bots, schedule={"kind": "adaptive", "games": 20}, **on(cluster))
+    text, result = run(path)
+    assert result.played == 20
+    records = ResultsFile(tmp_path / "out" / "results.jsonl").load().records
+    assert len({r.slot for r in records}) == 20
+    assert set(Counter(r.tournament.pair_key for r in records).values()) == {2}
+    assert "cluster: 20 game(s) in 10 batch(es)" in text
+    assert wait_until_gone(marker) == []
