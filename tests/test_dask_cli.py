@@ -313,6 +313,10 @@ def test_cluster_options_are_checked(tmp_path, marker):
         run = vastuz("tournament", str(path), *args)
         _out, err = run.communicate(timeout=60)
         assert run.returncode == 2 and message in err, (args, err)
+    good = write_config(tmp_path, slow_bots(marker, 2), executor={"dask": "tcp://10.1.2.3:8786"})
+    run = vastuz("tournament", str(good), "--check", "--batch", "8")
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 0 and "on the Dask cluster at tcp://10.1.2.3:8786 (batches of 8)" in out, err
     for executor, message in [
         ({"dask": 8786}, 'executor.dask: expected a scheduler address like "tcp://HOST:8786", got 8786'),
         ({"batch": 4}, "executor.dask: missing"),

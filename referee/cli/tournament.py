@@ -128,7 +128,10 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
             size = f"an adaptive run of {config.schedule.adaptive_games} games"
         else:
             size = f"{len(build_schedule(config))} games"
-        print(f"{args.config}: valid; {len(config.bots)} bots, {size}, output {shown(config.output)}")
+        where = ""
+        if config.executor.dask is not None:
+            where = f", on the Dask cluster at {config.executor.dask} (batches of {config.executor.batch})"
+        print(f"{args.config}: valid; {len(config.bots)} bots, {size}{where}, output {shown(config.output)}")
         return EXIT_OK
     try:
         tournament = Tournament(
