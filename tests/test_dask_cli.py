@@ -110,6 +110,19 @@ class Cluster:
         )
         return f"tcp://127.0.0.1:{port}", proc
 
+    def worker_without_the_project(self, name: str) -> str:
+        """A worker whose Python cannot import this project (as if it were not installed)."""
+        port = free_port()
+        hide = (
+            "import sys; sys.modules['referee'] = None; from distributed.cli.dask_worker import main; main()"
+        )
+        self._spawn(
+            [sys.executable, "-c", hide, "--scheduler-file", str(self.file), "--nthreads", "1", "--no-nanny",
+             "--no-dashboard", "--host", "127.0.0.1", "--worker-port", str(port), "--name", name],
+            name,
+        )  # fmt: skip
+        return f"tcp://127.0.0.1:{port}"
+
     def wait_for_workers(self, n: int) -> None:
         script = (
             "import sys, distributed\n"
@@ -273,6 +286,21 @@ def test_a_worker_without_a_bots_program_makes_the_probe_refuse_the_run(tmp_path
     assert "Traceback" not in err
     assert recorded(tmp_path / "out") == 0
     assert wait_until_gone(marker) == []
+
+
+def test_a_worker_without_this_project_makes_the_probe_refuse_the_run(tmp_path, cluster, marker):
+    cluster.worker("fine")
+    bad = cluster.worker_without_the_project("bare")
+    cluster.wait_for_workers(2)
+    path = write_config(tmp_path, slow_bots(marker, 2))
+    run = vastuz("tournament", str(path), "--dask", cluster.address)
+    out, err = run.communicate(timeout=180)
+    assert run.returncode == 2, (out, err)
+    # Dask's worker dies of a task it cannot unpickle: the probe says so, naming it.
+    assert f"worker {bad}: left the cluster while it ran the probe" in err
+    assert "is this project installed in the worker's Python environment?" in err
+    assert "Traceback" not in err
+    assert recorded(tmp_path / "out") == 0
 
 
 def test_ctrl_c_stops_the_workers_batches_and_a_resume_completes_the_run(tmp_path, cluster, marker):

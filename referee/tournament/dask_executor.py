@@ -217,8 +217,16 @@ class DaskExecutor:
         for address, future in zip(addresses, futures, strict=True):
             try:
                 address, found = await self._result(future, pinned=[address])
-            except WorkerLost:  # gone before it answered: it plays nothing either
-                continue
+            except WorkerLost:  # a worker that cannot even read the task dies of it
+                found = [
+                    "left the cluster while it ran the probe (is this project installed in the "
+                    "worker's Python environment? its log says why)"
+                ]
+            except Exception as exc:  # the task could not run there
+                found = [
+                    f"the probe failed: {type(exc).__name__}: {exc} (is this project installed "
+                    "in the worker's Python environment?)"
+                ]
             problems.extend(f"worker {address}: {p}" for p in found)
         if problems:
             raise ClusterError(
