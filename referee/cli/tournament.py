@@ -20,7 +20,7 @@ from referee.cli.common import (
 from referee.errors import ClusterError, ConfigError, VastuzError
 from referee.text import printable
 from referee.tournament.config import MAX_BATCH, ScheduleKind
-from referee.tournament.config_fields import dask_address
+from referee.tournament.config_checks import dask_address
 
 # ---------------------------------------------------------------------------- tournament
 

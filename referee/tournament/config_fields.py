@@ -1,24 +1,22 @@
 """The validation of a tournament config: plain data (parsed YAML) in, frozen
 :mod:`referee.tournament.config` values out, every mistake a
 :class:`~referee.errors.ConfigError` naming the file, the key path and what was expected.
-The limits below keep a config from asking for what no one could mean (a billion games),
-and error messages from quoting more than a line of a value. The YAML side (duplicate
-keys, alias bombs, depth) is :mod:`referee.tournament.config_yaml`."""
+The limits below keep a config from asking for what no one could mean (a billion games).
+The primitive checks (a mapping's keys, an integer's range, a name, a size) are
+:mod:`referee.tournament.config_checks`; the YAML side (duplicate keys, alias bombs,
+depth) is :mod:`referee.tournament.config_yaml`."""
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import os
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import NoReturn
 
-from referee.errors import ConfigError
 from referee.play.programs import program_problem
 from referee.play.spec import DEFAULT_MARGIN, OpeningKind, TimeControl
 from referee.ratings.sprt import Model, Sprt
@@ -41,6 +39,14 @@ from referee.tournament.config import (
     ScheduleSpec,
     TournamentConfig,
 )
+from referee.tournament.config_checks import (
+    MAX_NAME_LENGTH,
+    FieldChecks,
+    _describe,
+    _join,
+    _short_repr,
+    dask_address,
+)
 from referee.tournament.openings import random_openings, read_book
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -51,30 +57,13 @@ MAX_YAML_NODES = 100_000
 """Values in the file once aliases are expanded (``*name`` repeats the value it names)."""
 MAX_YAML_DEPTH = 50
 """How deeply lists and mappings may nest."""
-MAX_NAME_LENGTH = 64
-"""Tournament and bot names: they become parts of file names and game ids."""
 MAX_SCHEDULE_GAMES = 1_000_000
 """Games in a schedule: rounds x games_per_pair x pairings."""
 MAX_RANDOM_OPENINGS = 100_000
 """Random openings (``opening.random.count``); they are generated before the first game."""
-SHOWN_VALUE = 60
-"""Characters of a value an error message quotes."""
 
 
 # --------------------------------------------------------------------------- validation
-
-
-def dask_address(value: object) -> str | None:
-    """A Dask scheduler address (``tcp://HOST:PORT``, ``tls://...``, ``HOST:PORT``), as
-    given; None if ``value`` is not one."""
-    if not isinstance(value, str) or len(value) > 300:
-        return None
-    match = re.fullmatch(
-        r"(?:(tcp|tls|inproc|ucx|ws|wss)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+)(?::(\d{1,5}))?", value
-    )
-    if match is None or (match.group(1) is None and match.group(3) is None):
-        return None
-    return value
 
 
 _TOP_KEYS = (
@@ -102,150 +91,13 @@ _RANDOM_KEYS = ("count", "seed", "turns")
 _OPENING_FORMS = "'pie', 'empty', {book: FILE} or {random: {count: N, seed: S}}"
 
 
-def _short_repr(value: object, limit: int = SHOWN_VALUE) -> str:
-    """``repr(value)`` cut to about ``limit`` characters, without building the whole text:
-    a value may be huge (aliases), and a repr of it would be too."""
-    out: list[str] = []
-    used = 0
-    stack: list[object] = [value]
-    while stack and used <= limit:
-        item = stack.pop()
-        if isinstance(item, _Text):
-            piece = item.text
-        elif isinstance(item, dict):
-            parts: list[object] = [_Text("{")]
-            for i, (k, v) in enumerate(item.items()):
-                if i:
-                    parts.append(_Text(", "))
-                parts.extend((k, _Text(": "), v))
-                if i > limit:
-                    break
-            parts.append(_Text("}"))
-            stack.extend(reversed(parts))
-            continue
-        elif isinstance(item, (list, tuple)):
-            parts = [_Text("[")]
-            for i, v in enumerate(item):
-                if i:
-                    parts.append(_Text(", "))
-                parts.append(v)
-                if i > limit:
-                    break
-            parts.append(_Text("]"))
-            stack.extend(reversed(parts))
-            continue
-        elif isinstance(item, str):
-            piece = repr(item[: limit + 1])
-        else:
-            piece = repr(item)[: limit + 1]
-        out.append(piece)
-        used += len(piece)
-    text = "".join(out)
-    return text if len(text) <= limit and not stack else text[: limit - 3] + "..."
-
-
-class _Text:
-    """A piece of punctuation in :func:`_short_repr`'s output, not a value to repr."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
-def _clip(text: str, limit: int = SHOWN_VALUE) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _describe(value: object) -> str:
-    """``'abc' (str)``, ``3.5 (float)``, ``nothing (null)``: what the user actually wrote."""
-    if value is None:
-        return "nothing (null)"
-    return f"{_short_repr(value)} ({type(value).__name__})"
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-class ConfigParser:
+class ConfigParser(FieldChecks):
     """Walks the data once; every check knows its key path. Raising stops at the first
     error: later checks often depend on earlier ones (bot names before the anchor)."""
 
     def __init__(self, file: str, base_dir: Path, check_programs: bool) -> None:
-        self.file = file
-        self.base_dir = base_dir
+        super().__init__(file, base_dir)
         self.check_programs = check_programs
-
-    # --- error and primitive helpers
-
-    def fail(self, key: str | None, message: str) -> NoReturn:
-        raise ConfigError(message, file=self.file, key=key or None)
-
-    def mapping(
-        self, value: object, path: str, allowed: Sequence[str], *, what: str = "a mapping"
-    ) -> dict[str, object]:
-        if not isinstance(value, dict):
-            self.fail(path, f"expected {what}, got {_describe(value)}")
-        for key in value:
-            if not isinstance(key, str):
-                self.fail(path, f"keys must be strings, got {_describe(key)}")
-            if key not in allowed:
-                hint = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
-                maybe = f"; did you mean '{hint[0]}'?" if hint else ""
-                self.fail(_join(path, key), f"unknown key{maybe} (expected one of: {', '.join(allowed)})")
-        return value
-
-    def integer(
-        self, value: object, path: str, *, minimum: int | None = None, maximum: int | None = None
-    ) -> int:
-        # bool is a subclass of int, but `rounds: yes` is a mistake, not the number 1.
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(path, f"expected an integer, got {_describe(value)}")
-        if minimum is not None and maximum is not None and not minimum <= value <= maximum:
-            self.fail(path, f"expected an integer from {minimum} to {maximum}, got {value}")
-        if minimum is not None and value < minimum:
-            self.fail(path, f"expected an integer >= {minimum}, got {value}")
-        return value
-
-    def number(self, value: object, path: str, *, positive: bool = False) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.fail(path, f"expected a number of seconds, got {_describe(value)}")
-        number = float(value)
-        if not math.isfinite(number):
-            self.fail(path, f"expected a finite number, got {value}")
-        if positive and number <= 0:
-            self.fail(path, f"expected a number > 0, got {value}")
-        if number < 0:
-            self.fail(path, f"expected a number >= 0, got {value}")
-        return number
-
-    def string(self, value: object, path: str) -> str:
-        if not isinstance(value, str):
-            self.fail(path, f"expected a string, got {_describe(value)}")
-        return value
-
-    def name(self, value: object, path: str) -> str:
-        text = self.string(value, path)
-        if not NAME_PATTERN.fullmatch(text):
-            self.fail(
-                path,
-                "expected a name made of letters, digits, '_', '.' and '-' "
-                f"(it is used in file names), got {_short_repr(text)}",
-            )
-        if len(text) > MAX_NAME_LENGTH:
-            self.fail(
-                path,
-                f"expected a name of at most {MAX_NAME_LENGTH} characters (it is used in file names), "
-                f"got {len(text)}: {_short_repr(text)}",
-            )
-        return text
-
-    def path(self, value: object, key: str) -> Path:
-        text = self.string(value, key)
-        if not text.strip():
-            self.fail(key, "expected a path, got an empty string")
-        return (self.base_dir / Path(text).expanduser()).resolve()
 
     # --- sections
 
@@ -423,18 +275,6 @@ class ConfigParser:
             floor = self.integer(spec["floor"], "schedule.floor", minimum=0)
         return ScheduleSpec(ScheduleKind.ADAPTIVE, adaptive_games=games, adaptive_floor=floor)
 
-    def elo_value(self, value: object, path: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            self.fail(path, f"expected a number of Elo, got {_describe(value)}")
-        if abs(value) > 2000:
-            self.fail(path, f"expected an Elo difference from -2000 to 2000, got {value}")
-        return float(value)
-
-    def probability(self, value: object, path: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-            self.fail(path, f"expected a probability between 0 and 1 (exclusive), got {_describe(value)}")
-        return float(value)
-
     def logs(self, value: object) -> LogSpec:
         """``{max_per_game: BYTES, max_per_bot: BYTES}``; sizes may be written ``50MB`` or
         ``100MiB`` too."""
@@ -464,25 +304,6 @@ class ConfigParser:
             else DEFAULT_BATCH
         )
         return ExecutorSpec(dask=address, batch=batch)
-
-    def byte_size(self, value: object, path: str) -> int:
-        if isinstance(value, str):
-            match = re.fullmatch(r"\s*([0-9]+)\s*([kKmMgG]?)(i?)[bB]?\s*", value)
-            if match is None:
-                self.fail(
-                    path, f"expected a size in bytes, like 1048576, 50MB or 100MiB, got {_describe(value)}"
-                )
-            number, unit, binary = int(match.group(1)), match.group(2).upper(), match.group(3)
-            power = {"": 0, "K": 1, "M": 2, "G": 3}[unit]
-            base: int = 1024 if binary or not unit else 1000
-            size: int = number * base**power
-        elif isinstance(value, bool) or not isinstance(value, int):
-            self.fail(path, f"expected a size in bytes, like 1048576, 50MB or 100MiB, got {_describe(value)}")
-        else:
-            size = int(value)
-        if size < 1024:
-            self.fail(path, f"expected at least 1024 bytes, got {size}")
-        return size
 
     def challengers(self, value: object, names: tuple[str, ...]) -> tuple[str, ...]:
         key = "schedule.challengers"
@@ -643,7 +464,6 @@ class ConfigParser:
 
 
 __all__ = [
-    "MAX_NAME_LENGTH",
     "MAX_RANDOM_OPENINGS",
     "MAX_SCHEDULE_GAMES",
     "MAX_YAML_DEPTH",

@@ -22,12 +22,11 @@ from referee.errors import ConfigError
 from referee.tournament.config import (
     TournamentConfig,
 )
+from referee.tournament.config_checks import _clip, _short_repr
 from referee.tournament.config_fields import (
     MAX_YAML_DEPTH,
     MAX_YAML_NODES,
     ConfigParser,
-    _clip,
-    _short_repr,
 )
 
 # --------------------------------------------------------------------------- entry points
