@@ -4,6 +4,7 @@ bot's fault recorded (what BotProcess's reader does with each chunk it reads).""
 from __future__ import annotations
 
 from protocol import commands
+from referee.engine import Color
 from referee.play.faults import BotCrashed, BotProtocolError
 from referee.play.logs import Transcript
 from referee.play.replies import Replies
@@ -70,3 +71,60 @@ def test_only_the_first_fault_is_kept() -> None:
     first = r.fault
     r.eof(expected=False)
     assert r.fault is first
+
+
+# ------------------------------------------------------------------ several in flight
+
+
+def test_answers_resolve_the_commands_in_flight_in_order_with_their_read_time() -> None:
+    r = replies()
+    play = r.expect(commands.play(Color.BLACK, "a1").with_id(4), 1.0)
+    genmove = r.expect(commands.genmove(Color.WHITE).with_id(5), 2.0)
+    assert r.pending is play and genmove.after is play and play.after is None
+    play.sent_at = genmove.sent_at = 10.0
+    assert r.feed(b"=4\n\n=5 ", at=10.25)
+    assert play.response is not None and play.done_at == 10.25 and r.pending is genmove
+    # The bot's time for the genmove starts when the answer before it was complete.
+    assert genmove.start == 10.25
+    assert r.feed(b"b2\n\n", at=10.5)
+    assert genmove.response is not None and genmove.response.text == "b2" and genmove.done_at == 10.5
+    assert r.pending is None and r.fault is None
+
+
+def test_start_is_the_write_when_the_answer_before_came_first() -> None:
+    r = replies()
+    first = r.expect(commands.name().with_id(1))
+    second = r.expect(commands.version().with_id(2))
+    first.sent_at = 1.0
+    r.feed(b"=1 x\n\n", at=2.0)
+    second.sent_at = 3.0  # written after the first answer (another write)
+    assert second.start == 3.0
+
+
+def test_a_wrong_id_on_the_second_command_names_the_second() -> None:
+    r = replies()
+    r.expect(commands.play(Color.BLACK, "a1").with_id(4))
+    r.expect(commands.genmove(Color.WHITE).with_id(5))
+    assert not r.feed(b"=4\n\n=6 b2\n\n")
+    assert isinstance(r.fault, BotProtocolError) and "'5 genmove white'" in str(r.fault)
+    assert "wrong id: expected 5, got 6" in str(r.fault)
+
+
+def test_a_line_after_the_first_answer_may_be_stray_and_the_fault_says_so() -> None:
+    r = replies()
+    r.expect(commands.play(Color.BLACK, "a1").with_id(4))
+    r.expect(commands.genmove(Color.WHITE).with_id(5))
+    assert not r.feed(b"=4\n\n= and one more thing\n\n")
+    assert isinstance(r.fault, BotProtocolError)
+    text = str(r.fault)
+    assert "'5 genmove white'" in text and "after the complete response to '4 play black a1'" in text
+    assert "a stray line, or a malformed response" in text
+
+
+def test_end_of_output_with_two_in_flight_is_the_crash_of_the_first_unanswered() -> None:
+    r = replies()
+    r.expect(commands.play(Color.BLACK, "a1").with_id(4))
+    r.expect(commands.genmove(Color.WHITE).with_id(5))
+    r.feed(b"=4\n\n")
+    r.eof(expected=False)
+    assert isinstance(r.fault, BotCrashed) and "'5 genmove white'" in str(r.fault)

@@ -449,17 +449,27 @@ class BotProcess:
         crash, recorded as its fault (the first command of the write named)."""
         data = self._out
         sent = self._unwritten
+        limit: float | None = None
         try:
             while data:
                 try:
                     written = os.write(self._stdin_fd, data)
                 except BlockingIOError:
                     # The bot is not reading its stdin; it may be blocked writing stdout,
-                    # so keep reading that (judging what it says) while waiting.
+                    # so keep reading that (judging what it says) while waiting, within
+                    # the deadline of the first command of the write.
+                    now = time.perf_counter()
+                    if limit is None:
+                        limit = now + sent[0].timeout
+                    elif now > limit:
+                        self._write_timed_out(sent[0])
+                        return
                     self._poll()
                     if self._replies.fault is not None:
-                        break
-                    with trio.move_on_after(0.01):
+                        data.clear()
+                        self._unwritten = []
+                        return
+                    with trio.move_on_after(min(0.01, limit - now)):
                         await trio.lowlevel.wait_writable(self._stdin_fd)
                     continue
                 del data[:written]
@@ -481,6 +491,18 @@ class BotProcess:
         for queued in sent:
             queued.sent_at = now
         self._unwritten = []
+
+    def _write_timed_out(self, first: Pending) -> None:
+        """The bot took no input for the whole deadline: its loss on time, recorded."""
+        self._out.clear()
+        self._unwritten = []
+        self._healthy = False
+        timeout = first.timeout
+        self._replies.record(
+            BotTimeout(
+                self.label, first.text, f"no complete answer within {timeout:.3f} s (it read no input)"
+            )
+        )
 
     async def _wait_for(self, pending: Pending, *, wrote: bool = False) -> None:
         """Read stdout until ``pending`` is answered or the bot is at fault; past its
