@@ -11,8 +11,8 @@ the bots inherit it). It reports per turn:
 - the referee's own CPU time (``getrusage(RUSAGE_SELF)``: this process only, the bots are
   not in it) and the wall time, and the turns per second;
 - ``cpu/rtt``: that CPU per turn over the parent CPU of one bare trio pipe round trip
-  measured in the same run, to the same C bot (``send_all`` a line, ``receive_some`` until
-  the empty line); ``wall/rtt`` likewise for wall time;
+  measured in the same run just before, to the same C bot (``send_all`` a line,
+  ``receive_some`` until the empty line); ``wall/rtt`` likewise for wall time;
 - ``ovh``: what the records say the referee's overhead per request was
   (``referee_overhead_us``), and ``bot``: the bots' time per turn as the records book it.
 
@@ -176,8 +176,10 @@ async def c_mode(args: argparse.Namespace) -> None:
             for pinned in (False, True):
                 if hasattr(os, "sched_setaffinity"):
                     os.sched_setaffinity(0, {min(original)} if pinned else original)
-                rtt_wall, rtt_cpu = await c_round_trip(argv, args.rtt)
                 for concurrency in (1, 2):
+                    # The round trip just before the games it is compared with: the machine
+                    # may be busier or quieter a minute later.
+                    rtt_wall, rtt_cpu = await c_round_trip(argv, args.rtt)
                     wall, used, records = await c_games(argv, args.games, concurrency)
                     n = sum(len(r.turns) for r in records)
                     requests = sum(b.stats.requests for r in records for b in r.bots)

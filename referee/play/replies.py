@@ -31,7 +31,7 @@ from referee.play.logs import Transcript
 log = logging.getLogger("referee.play.process")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Pending:
     """A command in flight: its wire text, parser and deadline, and once answered the
     response with the moment its last byte was read (``done_at``, ``time.perf_counter``).
