@@ -200,12 +200,32 @@ class ResponseParser:
         self._add(rest)
 
     def _add(self, line: str) -> None:
+        if "\r" in line:
+            # A line ends at its newline (a CR just before it is dropped), so a CR inside
+            # one is the bot's garbage: it must not reach Response, which refuses it.
+            raise MalformedResponse(f"a carriage return inside a response line: {clip(line)}")
         self._size += len(line) + 1
         if self._size > self.max_size:
             raise MalformedResponse(
                 f"response longer than {self.max_size} characters without its terminating empty line"
             )
         self._lines.append(line)
+
+
+def one_line_response(line: str, expected_id: int | None) -> Response | None:
+    """The response a fresh :class:`ResponseParser` for ``expected_id`` returns when fed
+    ``line`` and then the empty line, for the usual well-formed one-line answer (``=7``,
+    ``=7 g7``, ``?7 message``); None for anything else, which the parser must then judge
+    (and name what is wrong). A shortcut for the referee, which reads several per turn."""
+    match = _HEADER.fullmatch(line)
+    if match is None:
+        return None
+    mark, digits, sep, rest = match.groups()
+    if sep not in ("", " ") or (int(digits) if digits else None) != expected_id:
+        return None
+    if "\r" in rest or len(rest) + 1 > DEFAULT_MAX_RESPONSE:
+        return None
+    return Response(mark == "=", expected_id, rest)
 
 
 def check_idle_line(line: str) -> None:

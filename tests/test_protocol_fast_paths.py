@@ -1,7 +1,7 @@
 """The fast paths of the protocol package give exactly what the general code gives: the
 line buffer's whole-lines path against its byte-at-a-time path, the regex token check
-against the per-character rule, and the commands built without re-checking against
-commands built and checked in full."""
+against the per-character rule, the commands built without re-checking against commands
+built and checked in full, and the one-line answer shortcut against the parser."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from protocol import commands
-from protocol.framing import LineBuffer, ProtocolError
-from protocol.messages import Command, _check_token
+from protocol.framing import LineBuffer, MalformedResponse, ProtocolError
+from protocol.messages import Command, Response, ResponseParser, _check_token, one_line_response
 from referee.engine import Color
 
 PIECES = [b"=", b"1", b" ", b"g7", b"\n", b"\r\n", b"\r", b"\xc3\xa9", b"\xc3", b"\xff", b"x" * 40, b""]
@@ -88,3 +88,41 @@ def test_commands_built_without_rechecks_equal_checked_ones() -> None:
     with pytest.raises(ValueError, match="non-negative"):
         commands.name().with_id(-1)
     assert Command(None, "quit").format() == "quit\n" and str(Command(3, "quit")) == "3 quit"
+
+
+def parsed(line: str, expected_id: int | None) -> Response | str:
+    """What a fresh parser makes of ``line`` and the empty line: the response, or its error."""
+    parser = ResponseParser(expected_id)
+    try:
+        assert parser.feed(line) is None
+        response = parser.feed("")
+    except ProtocolError as exc:
+        return f"error: {exc}"
+    assert response is not None
+    return response
+
+
+def test_one_line_response_is_what_the_parser_makes_or_declines() -> None:
+    rng = random.Random(41)
+    pieces = ["=", "?", "1", "7", "12", " ", "  ", "g7", "x y", "\r", "é", "\t", "=7"]
+    taken = 0
+    for _ in range(20000):
+        head = rng.choice(["", "=", "?"]) + rng.choice(["", "1", "7", "12"])  # often a real header
+        line = head + "".join(rng.choices(pieces, k=rng.randint(0, 4)))
+        if not line:
+            continue  # the parser skips empty lines before a response; the shortcut is never asked
+        expected_id = rng.choice([None, 1, 7, 12, 17])
+        quick = one_line_response(line, expected_id)
+        if quick is not None:
+            taken += 1
+            assert quick == parsed(line, expected_id), (line, expected_id)
+        else:
+            assert not isinstance(parsed(line, expected_id), Response), (line, expected_id)
+    assert taken > 500
+
+
+def test_a_carriage_return_inside_an_answer_is_a_malformed_response() -> None:
+    parser = ResponseParser(3)
+    with pytest.raises(MalformedResponse, match="carriage return"):
+        parser.feed("=3 a\rb")
+    assert one_line_response("=3 a\rb", 3) is None

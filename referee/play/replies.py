@@ -24,7 +24,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from protocol.framing import LineBuffer, ProtocolError
-from protocol.messages import Command, Response, ResponseParser, check_idle_line
+from protocol.messages import Command, Response, ResponseParser, check_idle_line, one_line_response
 from referee.play.faults import EXCERPT, BotCrashed, BotFault, BotProtocolError
 from referee.play.logs import Transcript
 
@@ -42,7 +42,6 @@ class Pending:
 
     command: Command
     text: str
-    parser: ResponseParser
     timeout: float = 0.0
     after: Pending | None = None
     sent_at: float = 0.0
@@ -50,6 +49,20 @@ class Pending:
     done_at: float = 0.0
     cost: float = 0.0  # the referee's time queueing it (part of the request's overhead)
     received: list[str] = field(default_factory=list)
+    _parser: ResponseParser | None = None
+
+    @property
+    def parser(self) -> ResponseParser:
+        """The strict parser of its response, made when first needed: the usual one-line
+        answer is taken by :meth:`Replies.feed` without one."""
+        if self._parser is None:
+            self._parser = ResponseParser(self.command.id)
+        return self._parser
+
+    @property
+    def started(self) -> bool:
+        """Whether the first line of its response has arrived."""
+        return self._parser is not None and self._parser.started
 
     @property
     def start(self) -> float:
@@ -90,7 +103,7 @@ class Replies:
         text = str(command) if text is None else text
         self.last_command = text
         queue = self.queue
-        pending = Pending(command, text, ResponseParser(command.id), timeout, queue[-1] if queue else None)
+        pending = Pending(command, text, timeout, queue[-1] if queue else None)
         queue.append(pending)
         return pending
 
@@ -111,7 +124,7 @@ class Replies:
         buffer = self.buffer
         lines = buffer.complete_lines(data)
         if lines is not None:
-            return all(self._on_line(line, at) for line in lines)  # stops at the first fault
+            return self._on_lines(lines, at)
         buffer.push(data)
         while True:
             try:
@@ -131,7 +144,7 @@ class Replies:
         pending = self.pending
         if expected and pending is None:
             return
-        if pending is not None and pending.parser.started:
+        if pending is not None and pending.started:
             what = "closed its output in the middle of a response"
         elif partial:
             what = "closed its output in the middle of a line"
@@ -157,6 +170,35 @@ class Replies:
         crash = BotCrashed(self.label, command, what, received)
         self.record(crash)
         return crash
+
+    def _on_lines(self, lines: list[str], at: float) -> bool:
+        """:meth:`_on_line` for each line (False at the first fault), with a shortcut for
+        the usual answer: one well-formed line with the expected id, then the empty line,
+        to the oldest command in flight whose response has not started. The shortcut
+        (:func:`~protocol.messages.one_line_response`) makes the Response the parser would;
+        anything else goes line by line through the parser, which says what is wrong."""
+        queue = self.queue
+        transcript = self.transcript
+        n = len(lines)
+        i = 0
+        while i < n:
+            line = lines[i]
+            if queue and i + 1 < n and line and not lines[i + 1] and not self._debug:
+                pending = queue[0]
+                response = one_line_response(line, pending.command.id) if pending._parser is None else None
+                if response is not None:
+                    if transcript.enabled:
+                        transcript.line("<", line)
+                        transcript.line("<", "")
+                    pending.response = response
+                    pending.done_at = at
+                    queue.popleft()
+                    i += 2
+                    continue
+            if not self._on_line(line, at):
+                return False
+            i += 1
+        return True
 
     def _on_line(self, line: str, at: float) -> bool:
         if self.transcript.enabled:
@@ -194,11 +236,7 @@ class Replies:
             command = pending.text
             if received is None and pending.received:
                 received = pending.excerpt()
-            elif (
-                not pending.parser.started
-                and pending.after is not None
-                and pending.after.response is not None
-            ):
+            elif not pending.started and pending.after is not None and pending.after.response is not None:
                 # Sent in one write with the command before it: a line after that
                 # command's complete answer may be a stray line rather than a bad answer.
                 detail = (
