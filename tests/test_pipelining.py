@@ -23,7 +23,7 @@ from conftest import check_gone
 from protocol import commands
 from protocol.messages import Command
 from referee.engine import Color
-from referee.play.faults import BotTimeout
+from referee.play.faults import BotProtocolError, BotTimeout
 from referee.play.game import run_game
 from referee.play.process import BotCommand, BotProcess
 from referee.play.records import GameRecord, Termination
@@ -268,3 +268,16 @@ async def test_send_and_receive_in_order(fakebot: Callable[..., BotCommand]) -> 
             assert exchange.seconds == second.done_at - second.start
             assert bot.reusable
     assert bot.returncode == 0
+
+
+async def test_a_carriage_return_inside_an_answer_is_a_protocol_fault() -> None:
+    # It used to reach Response, whose ValueError escaped the bot's nursery.
+    code = "import sys\nfor line in sys.stdin:\n    print(f'={line.split()[0]} 2\\rx\\n', flush=True)\n"
+    bot = BotProcess((sys.executable, "-c", code), label="cr")
+    with (
+        trio.fail_after(GUARD),
+        pytest.raises(BotProtocolError, match="carriage return inside a response line"),
+    ):
+        async with bot:
+            pass
+    check_gone(bot.pid)
