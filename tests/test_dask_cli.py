@@ -227,7 +227,7 @@ def recorded(folder: Path) -> int:
 
 def test_a_worker_killed_mid_batch_loses_no_game_and_records_none_twice(tmp_path, cluster, marker):
     first, _ = cluster.worker("w1")
-    _second, victim = cluster.worker("w2")
+    second, victim = cluster.worker("w2")
     cluster.wait_for_workers(2)
     path = write_config(tmp_path, slow_bots(marker))
     run = vastuz("tournament", str(path), "--dask", cluster.address, "--standings-every", "0")
@@ -252,6 +252,7 @@ def test_a_worker_killed_mid_batch_loses_no_game_and_records_none_twice(tmp_path
     assert all(not r.is_void for r in records), [r.reason for r in records]
     # The run went on on the surviving worker; the final report counts games per worker.
     assert f"on {first}" in out
+    assert f"note: worker {second} left the cluster" in out
     assert f"{first} " in out.split("cluster: 12 game(s)", 1)[1]
     assert "dispatch overhead" in out
     # The killed worker's bots saw their stdin close and left; no bot is left anywhere.

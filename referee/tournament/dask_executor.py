@@ -245,9 +245,15 @@ class DaskExecutor:
                 workers = await trio.to_thread.run_sync(self._current_workers, abandon_on_cancel=True)
             except Exception:
                 workers = {}
+            for gone in sorted(set(self.workers) - set(workers)):
+                self.say(
+                    f"note: worker {gone} left the cluster (a batch it was playing runs again elsewhere)"
+                )
+            for new in sorted(set(workers) - set(self.workers)):
+                self.say(f"note: worker {new} joined the cluster ({workers[new]} thread(s))")
+            self.workers = workers
             if workers:
                 alone_since = None
-                self.workers = workers
                 continue
             now = time.monotonic()
             alone_since = now if alone_since is None else alone_since
