@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 
@@ -117,9 +118,11 @@ async def c_round_trip(argv: list[str], n: int) -> tuple[float, float]:
         await process.wait()
 
 
-async def c_games(argv: list[str], games: int, concurrency: int) -> tuple[float, float, list[GameRecord]]:
+async def c_games(
+    argv: list[str], games: int, concurrency: int, ready: Callable[[], Awaitable[None]] | None = None
+) -> tuple[float, float, list[GameRecord]]:
     """(wall s, referee CPU s, records) of ``games`` games over ``concurrency`` pairs of
-    replay bots started (and handshaken) before the clocks start."""
+    replay bots started (and handshaken) before the clocks start (after ``ready``)."""
     spec = GameSpec(size=7, opening=OpeningKind.EMPTY, time_control=TimeControl.fixed(10))
     records: list[GameRecord] = []
     counts = [games // concurrency + (1 if i < games % concurrency else 0) for i in range(concurrency)]
@@ -134,6 +137,8 @@ async def c_games(argv: list[str], games: int, concurrency: int) -> tuple[float,
         try:
             for bot in bots:
                 await bot.start(nursery)
+            if ready is not None:
+                await ready()
             wall, used = time.perf_counter(), cpu()
             async with trio.open_nursery() as games_nursery:
                 for i, count in enumerate(counts):
@@ -148,7 +153,79 @@ async def c_games(argv: list[str], games: int, concurrency: int) -> tuple[float,
     return wall, used, records
 
 
+async def c_worker(args: argparse.Namespace) -> None:
+    """One of the referee processes of the ``2 procs`` row: start the bots, say ``ready``,
+    wait for ``go`` on stdin, play, print the figures as JSON."""
+    stdin = trio.lowlevel.FdStream(os.dup(0))
+
+    async def ready() -> None:
+        print("ready", flush=True)
+        await stdin.receive_some(16)
+
+    wall, used, records = await c_games(json.loads(args.worker), args.games, 1, ready)
+    await stdin.aclose()
+    print(json.dumps({"wall": wall, "cpu": used, **totals(records)}), flush=True)
+
+
+def totals(records: list[GameRecord]) -> dict[str, float]:
+    """Turns, requests, and the records' overhead (µs x requests) and bot seconds."""
+    return {
+        "turns": sum(len(r.turns) for r in records),
+        "requests": sum(b.stats.requests for r in records for b in r.bots),
+        "ovh": sum((r.referee_overhead_us or 0.0) * sum(b.stats.requests for b in r.bots) for r in records),
+        "bot": sum(b.stats.bot_seconds for r in records for b in r.bots),
+    }
+
+
+async def c_processes(
+    args: argparse.Namespace, argv: list[str], games: int
+) -> tuple[float, float, dict[str, float]]:
+    """``games`` games split over two referee processes at concurrency 1 each, started
+    together once both have their bots ready: (wall s of the slower, CPU s of both, totals)."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--mode", "c", "--worker", json.dumps(argv)]
+    if args.tree is not None:
+        command += ["--tree", str(args.tree)]
+    workers = []
+    for share in (games // 2, games - games // 2):
+        workers.append(
+            await trio.lowlevel.open_process(
+                [*command, "--games", str(share)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            )
+        )
+    outputs = [b"" for _ in workers]
+
+    async def read_line(i: int) -> None:
+        stream = workers[i].stdout
+        assert stream is not None
+        while not outputs[i].endswith(b"\n"):
+            chunk = await stream.receive_some(4096)
+            if not chunk:
+                raise SystemExit("a benchmark worker ended early")
+            outputs[i] += chunk
+
+    try:
+        async with trio.open_nursery() as nursery:
+            for i in range(2):
+                nursery.start_soon(read_line, i)
+        for worker in workers:
+            assert worker.stdin is not None
+            await worker.stdin.send_all(b"go\n")
+        outputs = [b"" for _ in workers]
+        async with trio.open_nursery() as nursery:
+            for i in range(2):
+                nursery.start_soon(read_line, i)
+    finally:
+        for worker in workers:
+            await worker.wait()
+    results = [json.loads(out) for out in outputs]
+    merged = {key: sum(r[key] for r in results) for key in ("turns", "requests", "ovh", "bot")}
+    return max(r["wall"] for r in results), sum(r["cpu"] for r in results), merged
+
+
 async def c_mode(args: argparse.Namespace) -> None:
+    if args.worker is not None:
+        await c_worker(args)
+        return
     turns = scripted_game(7, args.seed)
     with tempfile.TemporaryDirectory(prefix="vastuz-bench-") as tmp:
         folder = Path(tmp)
@@ -156,77 +233,74 @@ async def c_mode(args: argparse.Namespace) -> None:
         script = folder / "game.txt"
         script.write_text("".join(t + "\n" for t in turns))
         argv = [str(binary), str(script), *(["--time-left"] if args.time_left else [])]
-        if not args.json:
+        columns = ("run", "rtt us", "rtt cpu", "turn cpu", "turn wall", "turns/s")
+        columns += ("cpu/rtt", "wall/rtt", "ovh us", "bot us")
+        widths = (20, 8, 9, 10, 11, 9, 9, 10, 8, 8)
+        if not args.json and not args.pinned:
             print(
                 f"instant C replay bot, size 7, a {len(turns)}-turn game, {args.games} games per run"
                 f"{', bots list time_left' if args.time_left else ''}; referee {Path(sys.path[0])}\n"
             )
-            columns = ("run", "rtt us", "rtt cpu", "turn cpu", "turn wall", "turns/s")
-            columns += ("cpu/rtt", "wall/rtt", "ovh us", "bot us")
-            widths = (20, 8, 9, 10, 11, 9, 9, 10, 8, 8)
             header = "".join(
                 f"{c:>{w}}" if i else f"{c:<{w}}"
                 for i, (c, w) in enumerate(zip(columns, widths, strict=True))
             )
             print(header)
             print("-" * len(header))
-        everything = set(range(os.cpu_count() or 1))
-        original = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else everything
-        try:
-            for pinned in (False, True):
-                if hasattr(os, "sched_setaffinity"):
-                    os.sched_setaffinity(0, {min(original)} if pinned else original)
-                for concurrency in (1, 2):
-                    # The round trip just before the games it is compared with: the machine
-                    # may be busier or quieter a minute later.
-                    rtt_wall, rtt_cpu = await c_round_trip(argv, args.rtt)
-                    wall, used, records = await c_games(argv, args.games, concurrency)
-                    n = sum(len(r.turns) for r in records)
-                    requests = sum(b.stats.requests for r in records for b in r.bots)
-                    ovh = sum(
-                        (r.referee_overhead_us or 0.0) * sum(b.stats.requests for b in r.bots)
-                        for r in records
-                    )
-                    bot = sum(b.stats.bot_seconds for r in records for b in r.bots)
-                    row = {
-                        "pinned": pinned,
-                        "concurrency": concurrency,
-                        "time_left": args.time_left,
-                        "rtt_us": rtt_wall,
-                        "rtt_cpu_us": rtt_cpu,
-                        "turn_cpu_us": used / n * 1e6,
-                        "turn_wall_us": wall / n * 1e6,
-                        "turns_per_s": n / wall,
-                        "cpu_per_rtt": used / n * 1e6 / rtt_cpu,
-                        "wall_per_rtt": wall / n * 1e6 / rtt_wall,
-                        "record_overhead_us": ovh / requests,
-                        "record_bot_us_per_turn": bot / n * 1e6,
-                        "requests_per_turn": requests / n,
-                    }
-                    if args.json:
-                        print(json.dumps(row), flush=True)
-                        continue
-                    label = f"{'pinned' if pinned else 'unpinned'}, c{concurrency}"
-                    values = (
-                        f"{rtt_wall:.1f}", f"{rtt_cpu:.1f}", f"{row['turn_cpu_us']:.1f}",
-                        f"{row['turn_wall_us']:.1f}", f"{row['turns_per_s']:.0f}",
-                        f"{row['cpu_per_rtt']:.2f}",
-                        f"{row['wall_per_rtt']:.2f}", f"{row['record_overhead_us']:.1f}",
-                        f"{row['record_bot_us_per_turn']:.1f}",
-                    )  # fmt: skip
-                    print(
-                        f"{label:<20}"
-                        + "".join(f"{v:>{w}}" for v, w in zip(values, widths[1:], strict=True)),
-                        flush=True,
-                    )
-        finally:
-            if hasattr(os, "sched_setaffinity"):
-                os.sched_setaffinity(0, original)
+        # Pinned runs happen in a copy of this program pinned from its start: trio starts
+        # processes from worker threads, which a later sched_setaffinity would not reach.
+        for pinned in (True,) if args.pinned else (False,):
+            for concurrency in (1, 2, "2p"):
+                # The round trip just before the games it is compared with: the machine
+                # may be busier or quieter a minute later.
+                rtt_wall, rtt_cpu = await c_round_trip(argv, args.rtt)
+                if concurrency == "2p":
+                    wall, used, sums = await c_processes(args, argv, args.games)
+                else:
+                    wall, used, records = await c_games(argv, args.games, int(concurrency))
+                    sums = totals(records)
+                n, requests, ovh, bot = sums["turns"], sums["requests"], sums["ovh"], sums["bot"]
+                row = {
+                    "pinned": pinned,
+                    "concurrency": concurrency,
+                    "time_left": args.time_left,
+                    "rtt_us": rtt_wall,
+                    "rtt_cpu_us": rtt_cpu,
+                    "turn_cpu_us": used / n * 1e6,
+                    "turn_wall_us": wall / n * 1e6,
+                    "turns_per_s": n / wall,
+                    "cpu_per_rtt": used / n * 1e6 / rtt_cpu,
+                    "wall_per_rtt": wall / n * 1e6 / rtt_wall,
+                    "record_overhead_us": ovh / requests,
+                    "record_bot_us_per_turn": bot / n * 1e6,
+                    "requests_per_turn": requests / n,
+                }
+                if args.json:
+                    print(json.dumps(row), flush=True)
+                    continue
+                where = "pinned" if pinned else "unpinned"
+                label = f"{where}, 2 procs" if concurrency == "2p" else f"{where}, c{concurrency}"
+                values = (
+                    f"{rtt_wall:.1f}", f"{rtt_cpu:.1f}", f"{row['turn_cpu_us']:.1f}",
+                    f"{row['turn_wall_us']:.1f}", f"{row['turns_per_s']:.0f}",
+                    f"{row['cpu_per_rtt']:.2f}",
+                    f"{row['wall_per_rtt']:.2f}", f"{row['record_overhead_us']:.1f}",
+                    f"{row['record_bot_us_per_turn']:.1f}",
+                )  # fmt: skip
+                print(
+                    f"{label:<20}" + "".join(f"{v:>{w}}" for v, w in zip(values, widths[1:], strict=True)),
+                    flush=True,
+                )
+    if args.pinned:
+        return
+    if hasattr(os, "sched_setaffinity"):
+        await trio.run_process([sys.executable, str(Path(__file__).resolve()), *sys.argv[1:], "--pinned"])
     if not args.json:
         print(
             "\nrtt us / rtt cpu: wall and referee CPU of one bare trio round trip to the same bot;"
             "\nturn cpu / turn wall: the referee's CPU and the wall time per turn (all games of the run);"
-            "\nturns/s at c2 over c1 is the gain of a second concurrent game;"
+            "\nturns/s at c2 over c1 is the gain of a second concurrent game in one referee;"
+            "\n2 procs: two referee processes at concurrency 1 each, started together (CPU summed);"
             "\novh us: the records' referee_overhead_us (per request); bot us: the bots' time per turn."
         )
 
@@ -388,7 +462,11 @@ def main() -> None:
     parser.add_argument("--time-left", action="store_true", help="the C bot lists time_left")
     parser.add_argument("--json", action="store_true", help="--mode c: one JSON object per configuration")
     parser.add_argument("--tree", type=Path, default=None, help="the project checkout to measure")
+    parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)  # a process of '2 procs'
+    parser.add_argument("--pinned", action="store_true", help=argparse.SUPPRESS)  # the pinned half
     args = parser.parse_args()
+    if args.pinned:
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # before any thread or process
     if args.games is None:
         args.games = 100 if args.mode == "c" else 20
     trio.run(c_mode if args.mode == "c" else python_mode, args)

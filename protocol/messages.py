@@ -225,7 +225,12 @@ def one_line_response(line: str, expected_id: int | None) -> Response | None:
         return None
     if "\r" in rest or len(rest) + 1 > DEFAULT_MAX_RESPONSE:
         return None
-    return Response(mark == "=", expected_id, rest)
+    # One line with no CR: nothing Response.__post_init__ refuses; build it without the check.
+    response = object.__new__(Response)
+    object.__setattr__(response, "ok", mark == "=")
+    object.__setattr__(response, "id", expected_id)
+    object.__setattr__(response, "text", rest)
+    return response
 
 
 def check_idle_line(line: str) -> None:

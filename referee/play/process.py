@@ -523,6 +523,9 @@ class BotProcess:
                 with trio.CancelScope(deadline=deadline) as scope:
                     self._wait_scope = scope
                     while pending.response is None and replies.fault is None:
+                        if self._reader_done.is_set():  # stdout closed under us: a crash
+                            self._end_of_output(again=True)
+                            break
                         await self._wait_readable()
                         self._read_available()
         finally:
@@ -561,7 +564,7 @@ class BotProcess:
     async def _wait_readable(self) -> None:
         try:
             await trio.lowlevel.wait_readable(self._stdout_fd)
-        except (trio.ClosedResourceError, OSError):  # we closed stdout (aclose)
+        except (trio.ClosedResourceError, OSError, ValueError):  # we closed stdout (aclose)
             self._end_of_output()
 
     def _end_of_output(self, *, again: bool = False) -> None:
