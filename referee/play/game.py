@@ -217,40 +217,41 @@ class _Game:
             await self._judge(ticket)
 
     async def _judge(self, ticket: _Ticket, *, thinking: bool = False) -> Exchange:
-        """Receive a ticket's answer and hold it to what the command requires."""
-        exchange = await self._receive(ticket, thinking=thinking)
-        if ticket.optional:
-            self._note_refusal(ticket.seat, exchange)
-        else:
-            self._check_ok(ticket.seat, exchange)
-        return exchange
-
-    async def _call(self, seat: int, command: Command, timeout: float, *, thinking: bool = False) -> Exchange:
-        return await self._receive(self._send(seat, command, timeout), thinking=thinking)
-
-    async def _receive(self, ticket: _Ticket, *, thinking: bool = False) -> Exchange:
+        """Receive a ticket's answer, book its time, and hold it to what the command
+        requires (``=``, or for an optional command a ``?`` noted). A fault of the bot
+        becomes a :class:`_SeatFault` with how long the wait took."""
         seat = ticket.seat
         bot = self.bots[seat]
-        asked = trio.current_time()
-        try:
-            if ticket.pending is None:
+        pending = ticket.pending
+        if pending is not None:
+            assert isinstance(bot, BotProcess)
+            asked = time.perf_counter()  # the process's own clock
+            try:
+                exchange = await bot.receive(pending)
+            except BotFault as fault:
+                raise _SeatFault(seat, fault, time.perf_counter() - asked) from None
+        else:
+            asked = trio.current_time()  # an in-memory player may run on trio's test clock
+            try:
                 exchange = await bot.request(ticket.command, ticket.timeout)
-            else:
-                assert isinstance(bot, BotProcess)
-                exchange = await bot.receive(ticket.pending)
-        except BotFault as fault:
-            raise _SeatFault(seat, fault, trio.current_time() - asked) from None
+            except BotFault as fault:
+                raise _SeatFault(seat, fault, trio.current_time() - asked) from None
         stats = self.stats[seat]
         stats.requests += 1
         stats.bot_seconds += exchange.seconds
         stats.overhead_us += exchange.overhead * 1e6  # a sum until _fill_bots averages it
         if thinking:
             stats.thinking_seconds += exchange.seconds
+        if not exchange.response.ok:
+            if ticket.optional:
+                self._note_refusal(seat, exchange)
+            else:
+                self._check_ok(seat, exchange)
         return exchange
 
     async def _must(self, seat: int, command: Command, timeout: float, *, thinking: bool = False) -> Exchange:
         """A command the bot must answer with ``=``; ``?`` is a protocol loss."""
-        return self._check_ok(seat, await self._call(seat, command, timeout, thinking=thinking))
+        return await self._judge(self._send(seat, command, timeout), thinking=thinking)
 
     def _check_ok(self, seat: int, exchange: Exchange) -> Exchange:
         if not exchange.response.ok:

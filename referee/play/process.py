@@ -412,7 +412,7 @@ class BotProcess:
                 await self._raise_fault()
             try:
                 wrote = bool(self._out)
-                if wrote:
+                if wrote and not self._write_now():
                     await self._write()
                 if pending.response is None:
                     await self._wait_for(pending, wrote=wrote)
@@ -435,6 +435,24 @@ class BotProcess:
         overhead = pending.cost + time.perf_counter() - max(entered, pending.done_at)
         stats.overhead_us += (overhead * 1e6 - stats.overhead_us) / stats.requests  # running mean
         return Exchange(pending.command, response, seconds, overhead)
+
+    def _write_now(self) -> bool:
+        """The usual write: everything queued in one ``os.write`` that the pipe takes whole.
+        False if it did not (nothing was written): :meth:`_write` then does it all."""
+        data = self._out
+        try:
+            written = os.write(self._stdin_fd, data)
+        except OSError:  # full, closed or broken: the careful path sorts it out
+            return False
+        if written < len(data):
+            del data[:written]
+            return False
+        data.clear()
+        now = time.perf_counter()
+        for queued in self._unwritten:
+            queued.sent_at = now
+        self._unwritten = []
+        return True
 
     async def flush(self) -> None:
         """Write what :meth:`send` queued now, rather than with the next :meth:`receive`
@@ -526,7 +544,10 @@ class BotProcess:
                         if self._reader_done.is_set():  # stdout closed under us: a crash
                             self._end_of_output(again=True)
                             break
-                        await self._wait_readable()
+                        try:
+                            await trio.lowlevel.wait_readable(self._stdout_fd)
+                        except (trio.ClosedResourceError, OSError, ValueError):  # closed (aclose)
+                            self._end_of_output()
                         self._read_available()
         finally:
             self._reading = False
@@ -560,12 +581,6 @@ class BotProcess:
                 return
             if len(data) < _READ_SIZE:
                 return  # the pipe held no more (a wait that finds more returns at once)
-
-    async def _wait_readable(self) -> None:
-        try:
-            await trio.lowlevel.wait_readable(self._stdout_fd)
-        except (trio.ClosedResourceError, OSError, ValueError):  # we closed stdout (aclose)
-            self._end_of_output()
 
     def _end_of_output(self, *, again: bool = False) -> None:
         """The end of stdout (once), or ``again`` for a command sent after it: a crash
