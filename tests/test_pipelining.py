@@ -282,3 +282,28 @@ async def test_a_carriage_return_inside_an_answer_is_a_protocol_fault() -> None:
         async with bot:
             pass
     check_gone(bot.pid)
+
+
+async def test_a_deadline_earlier_than_the_last_one_still_fires() -> None:
+    # The timer's alarm was left at the first request's far deadline: the second, much
+    # shorter, must still time out rather than wait for the answer 5 s later.
+    bot = scripted("late", delays={"final_score:0": 5}).process()
+    with trio.fail_after(GUARD):
+        async with bot:
+            assert (await bot.request(commands.showboard(), 30)).response.ok
+            with pytest.raises(BotTimeout, match=r"within 0\.300 s"):
+                await bot.request(commands.final_score(), 0.3)
+    check_gone(bot.pid)
+
+
+async def test_a_deadline_later_than_the_last_one_does_not_fire_early() -> None:
+    # The alarm is left at the first request's short deadline; the second takes longer
+    # than that but well within its own: the early alarm must not end it.
+    bot = scripted("patient", delays={"final_score:0": 0.6}).process()
+    with trio.fail_after(GUARD):
+        async with bot:
+            assert (await bot.request(commands.showboard(), 0.2)).response.ok
+            exchange = await bot.request(commands.final_score(), 10)
+            assert exchange.response.ok and exchange.seconds >= 0.6
+            assert bot.healthy
+    assert bot.returncode == 0
