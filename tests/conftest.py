@@ -4,12 +4,15 @@ process (and its whole process group) is gone and was reaped."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from processes import processes_with
 
 from referee.play.process import BotCommand
 
@@ -73,3 +76,16 @@ def check_gone(pid: int | None) -> None:
 def assert_gone() -> Callable[[int | None], None]:
     """Assert that the process ``pid`` was reaped and its process group is empty."""
     return check_gone
+
+
+@pytest.fixture
+def marker():
+    """A unique ``VASTUZ_TEST_MARKER`` value for a test's bots (see ``tests/processes.py``);
+    any marked process still alive at the end is killed, even when the test fails."""
+    m = uuid.uuid4().hex
+    yield m
+    for pid in processes_with(m):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

@@ -16,7 +16,6 @@ import os
 import re
 import subprocess
 import sys
-import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -51,11 +50,6 @@ def cluster():
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as local:
         yield local
-
-
-@pytest.fixture
-def marker():
-    return uuid.uuid4().hex
 
 
 def bot(name: str, *args: str, marker: str, program: str | None = None) -> dict[str, object]:

@@ -19,7 +19,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -145,17 +144,6 @@ def cluster(tmp_path):
         yield made
     finally:
         made.close()
-
-
-@pytest.fixture
-def marker():
-    m = uuid.uuid4().hex
-    yield m
-    for pid in processes_with(m):  # never leave a stray bot behind, even when a test fails
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def write_config(tmp_path: Path, bots: list[dict[str, object]], **overrides: object) -> Path:

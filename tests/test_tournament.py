@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -54,17 +53,6 @@ def write_config(tmp_path, bots, **overrides):
     path = tmp_path / "t.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
-
-
-@pytest.fixture
-def marker():
-    m = uuid.uuid4().hex
-    yield m
-    for pid in processes_with(m):  # never leave a stray bot behind, even when a test fails
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def records(folder: Path) -> list[GameRecord]:
