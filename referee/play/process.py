@@ -104,6 +104,11 @@ def _status(code: int | None) -> str:
     return f"exit status {code}"
 
 
+def split_command(command: str | Sequence[str]) -> list[str]:
+    """A bot command as argv: a string is split like a shell would (without a shell)."""
+    return shlex.split(command) if isinstance(command, str) else list(command)
+
+
 @dataclass(frozen=True)
 class BotCommand:
     """How to start a bot: its command (a string is split like a shell would, without a
@@ -114,6 +119,11 @@ class BotCommand:
     label: str
     cwd: Path | None = None
     env: Mapping[str, str] | None = None
+
+    @property
+    def argv(self) -> list[str]:
+        """The command as the program and its arguments (a string split as by a shell)."""
+        return split_command(self.command)
 
     def process(self, **options: Any) -> BotProcess:
         """A :class:`BotProcess` for this command; ``options`` go to its constructor."""
@@ -154,7 +164,7 @@ class BotProcess:
         max_line: int = DEFAULT_MAX_LINE,
         board_size: int | None = None,
     ) -> None:
-        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        self.argv = split_command(command)
         if not self.argv:
             raise ValueError("empty bot command")
         self.command = command if isinstance(command, str) else shlex.join(self.argv)

@@ -13,7 +13,6 @@ games) and plain values out (:class:`BatchResult`), so the cluster glue
 
 from __future__ import annotations
 
-import shlex
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -22,13 +21,12 @@ from pathlib import Path
 
 import trio
 
-from referee.play.game import play_game
 from referee.play.process import BotCommand
 from referee.play.programs import program_problem
-from referee.play.records import GameRecord, SlotInfo, Termination, parse_line
+from referee.play.records import GameRecord, SlotInfo, parse_line
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
 from referee.tournament.config import TournamentConfig
-from referee.tournament.pool import BotPool, start_failure_text
+from referee.tournament.pool import BotPool, Starts
 from referee.tournament.schedule import ScheduledGame
 
 STOP_POLL_SECONDS = 1.0
@@ -100,31 +98,14 @@ class Played:
 
     game: ScheduledGame
     record: GameRecord
-    starts: list[tuple[str, str | None]] = field(default_factory=list)
+    starts: Starts = field(default_factory=list)
 
 
 async def play_scheduled(pool: BotPool, settings: GameSettings, game: ScheduledGame) -> Played:
-    """Play one scheduled game with ``pool``'s bots, and give them back: a healthy bot is
-    kept for its next game, a faulty one (or both, if the game was void) is closed."""
-    first = pool.take(game.first, game.slot, 0)
-    second = pool.take(game.second, game.slot, 1)
-    record: GameRecord | None = None
-    try:
-        record = await play_game(first, second, settings.spec(game), start_in=pool.nursery)
-        record.tournament = settings.slot_info(game)
-        played = Played(game, record)
-        for bot in (first, second):
-            record.notes.extend(bot.log_notes())  # a log given up, a bot's log cap reached
-            if bot not in pool.counted and (bot.ready or bot.start_failure is not None):
-                pool.counted.add(bot)
-                played.starts.append((bot.label, start_failure_text(bot)))
-        return played
-    finally:
-        with trio.CancelScope(shield=True):
-            faulty = record.fault.seat if record is not None and record.fault is not None else None
-            keep = record is not None and record.termination is not Termination.VOID
-            for seat, bot in ((0, first), (1, second)):
-                await pool.release(bot, keep and seat != faulty)
+    """Play one scheduled game with ``pool``'s bots (see :meth:`BotPool.play`)."""
+    record, starts = await pool.play(game.first, game.second, settings.spec(game))
+    record.tournament = settings.slot_info(game)
+    return Played(game, record, starts)
 
 
 # ------------------------------------------------------------------ a batch on a worker
@@ -167,7 +148,7 @@ def missing_program(settings: GameSettings, names: Sequence[str]) -> str | None:
     config validation, made where the bots will run."""
     for name in dict.fromkeys(names):
         command = settings.commands[name]
-        argv = shlex.split(command.command) if isinstance(command.command, str) else list(command.command)
+        argv = command.argv
         cwd = Path(command.cwd) if command.cwd is not None else Path.cwd()
         if command.cwd is not None and not Path(command.cwd).is_dir():
             return f"bot {name}: working folder {str(command.cwd)!r} does not exist"

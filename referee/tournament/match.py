@@ -19,7 +19,6 @@ different match there is refused. Games run concurrently up to ``concurrency``.
 from __future__ import annotations
 
 import math
-import shlex
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,7 +27,6 @@ from pathlib import Path
 import trio
 
 from referee.errors import RunStopped
-from referee.play.game import play_game
 from referee.play.process import BotCommand
 from referee.play.records import GameRecord, SlotInfo, Termination
 from referee.play.spec import (
@@ -86,11 +84,10 @@ class MatchSpec:
         what they are."""
         bots = []
         for bot in self.bots:
-            argv = shlex.split(bot.command) if isinstance(bot.command, str) else list(bot.command)
             bots.append(
                 {
                     "label": bot.label,
-                    "command": argv,
+                    "command": bot.argv,
                     "cwd": str(Path(bot.cwd or Path.cwd()).resolve()),
                     "env": dict(sorted((bot.env or {}).items())),
                 }
@@ -280,24 +277,11 @@ async def run_match(
 
         async def play_one(pool: BotPool, game: PlannedGame) -> GameRecord:
             first, second = match.bots if game.first == 0 else match.bots[::-1]
-            bots = (
-                pool.take(first.label, game.spec.game_id, 0),
-                pool.take(second.label, game.spec.game_id, 1),
-            )
-            record: GameRecord | None = None
-            try:
-                record = await play_game(bots[0], bots[1], game.spec, start_in=pool.nursery)
-                for bot in bots:
-                    record.notes.extend(bot.log_notes())  # a log given up, a bot's log cap reached
-                    if start_failures.observe(bot) is not None:
-                        note(f"stopping: {start_failures.error}; the games in progress finish first")
-                return record
-            finally:
-                with trio.CancelScope(shield=True):
-                    faulty = record.fault.seat if record is not None and record.fault is not None else None
-                    keep = record is not None and record.termination is not Termination.VOID
-                    for seat, bot in enumerate(bots):
-                        await pool.release(bot, keep and seat != faulty)
+            record, starts = await pool.play(first.label, second.label, game.spec)
+            for label, failure in starts:
+                if start_failures.count(label, failure) is not None:
+                    note(f"stopping: {start_failures.error}; the games in progress finish first")
+            return record
 
         async def worker(pool: BotPool) -> None:
             # Workers take games in order from one iterator, so games start in order.

@@ -22,9 +22,15 @@ import trio
 
 from referee.errors import RunStopped
 from referee.play.faults import BotCrashed, BotStartError
+from referee.play.game import play_game
 from referee.play.logs import LogBudget
 from referee.play.process import BotCommand, BotProcess
+from referee.play.records import GameRecord, Termination
+from referee.play.spec import GameSpec
 from referee.tournament.config import DEFAULT_LOG_MAX_PER_BOT, TournamentConfig
+
+Starts = list[tuple[str, str | None]]
+"""Bot processes whose start a game saw: (label, why it could not start, or None)."""
 
 DEFAULT_START_FAILURE_LIMIT = 3
 """Start failures in a row after which a run stops (see :class:`StartFailures`)."""
@@ -38,30 +44,21 @@ class StartFailures:
     module, a bad interpreter); a bot that starts resets its count. A handshake that times
     out or answers wrongly is a bot that runs, and loses games, not a setup problem.
 
-    Call :meth:`observe` after every game for each of its two processes (started in that
-    game or reused: a process is counted once, the first time it is seen after its start
-    was tried). Once a label reaches ``limit`` failures in a row, :attr:`error` is set (and
-    returned by that call): the caller stops taking new games and raises it at the end.
+    Call :meth:`count` for every start a game reports (:meth:`BotPool.play` reports each
+    process once, the first game after its start was tried, whether it was started there or
+    on a cluster worker). Once a label reaches ``limit`` failures in a row, :attr:`error` is
+    set (and returned by that call): the caller stops taking new games and raises it at the
+    end.
     """
 
     def __init__(self, limit: int = DEFAULT_START_FAILURE_LIMIT) -> None:
         self.limit = limit
         self.in_a_row: Counter[str] = Counter()
         self.error: RunStopped | None = None
-        self._seen: weakref.WeakSet[BotProcess] = weakref.WeakSet()
-
-    def observe(self, bot: BotProcess) -> RunStopped | None:
-        """Count ``bot``'s start (if it was tried and not counted yet); the error once a
-        bot has failed to start ``limit`` times in a row, else None."""
-        if bot in self._seen or not (bot.ready or bot.start_failure is not None):
-            return None
-        self._seen.add(bot)
-        return self.count(bot.label, start_failure_text(bot))
 
     def count(self, label: str, failure: str | None) -> RunStopped | None:
         """Count one start of bot ``label``: ``failure`` says why it could not start (see
-        :func:`start_failure_text`), None if it started. For starts observed elsewhere (a
-        cluster worker reports its processes' starts this way)."""
+        :func:`start_failure_text`), None if it started."""
         if failure is None:
             self.in_a_row[label] = 0
             return None
@@ -113,8 +110,7 @@ class BotPool:
         self.live: set[BotProcess] = set()
         self.started = 0
         self.log_budgets = {name: LogBudget(log_max_per_bot) for name in self.commands}
-        self.counted: weakref.WeakSet[BotProcess] = weakref.WeakSet()
-        """Processes whose start has been reported (see :func:`~referee.tournament.batch.play_scheduled`)."""
+        self._reported: weakref.WeakSet[BotProcess] = weakref.WeakSet()  # starts :meth:`play` reported
 
     @classmethod
     def for_config(
@@ -150,6 +146,29 @@ class BotPool:
         self.live.add(bot)
         self.started += 1
         return bot
+
+    async def play(self, first: str, second: str, spec: GameSpec) -> tuple[GameRecord, Starts]:
+        """Play one game between bots ``first`` and ``second`` (seat 0 and 1) with this
+        pool's processes, and give them back: a healthy bot is kept for its next game, a
+        faulty one (or both, if the game was void) is closed. Returns the record (with the
+        notes of logs given up) and the starts the game saw (see :class:`StartFailures`)."""
+        bots = (self.take(first, spec.game_id, 0), self.take(second, spec.game_id, 1))
+        record: GameRecord | None = None
+        try:
+            record = await play_game(bots[0], bots[1], spec, start_in=self.nursery)
+            starts: Starts = []
+            for bot in bots:
+                record.notes.extend(bot.log_notes())  # a log given up, a bot's log cap reached
+                if bot not in self._reported and (bot.ready or bot.start_failure is not None):
+                    self._reported.add(bot)
+                    starts.append((bot.label, start_failure_text(bot)))
+            return record, starts
+        finally:
+            with trio.CancelScope(shield=True):
+                faulty = record.fault.seat if record is not None and record.fault is not None else None
+                keep = record is not None and record.termination is not Termination.VOID
+                for seat, bot in enumerate(bots):
+                    await self.release(bot, keep and seat != faulty)
 
     async def release(self, bot: BotProcess, keep: bool) -> None:
         """After a game: keep a healthy process for the next game, or close it."""
