@@ -81,6 +81,15 @@ def play(color: Color, turn: str) -> Command:
     return Command.checked_args("play", color.value, turn)
 
 
+def play_accepted(color: Color, turn: str) -> Command:
+    """:func:`play` for a turn the engine has just accepted, which is one token in rules
+    notation: nothing left to check (the referee sends one per turn)."""
+    return Command.trusted("play", (_COLOR_TEXT[color], turn))
+
+
+_COLOR_TEXT = {color: color.value for color in Color}
+
+
 _GENMOVE = {color: _cmd("genmove", color.value) for color in Color}
 
 

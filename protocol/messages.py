@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from protocol.framing import BadCommand, MalformedResponse, clip
 
@@ -61,13 +62,17 @@ class Command:
         return cls._trusted(None, name, args)
 
     @classmethod
+    def trusted(cls, name: str, args: tuple[str, ...]) -> Command:
+        """An id-less command from a name and arguments the caller knows to be valid
+        tokens (e.g. a turn the engine accepted): nothing is checked."""
+        return cls._trusted(None, name, args)
+
+    @classmethod
     def _trusted(cls, id: int | None, name: str, args: tuple[str, ...]) -> Command:
         """A command from parts already checked, without checking them again (the
         referee builds several per turn)."""
         command = object.__new__(cls)
-        object.__setattr__(command, "id", id)
-        object.__setattr__(command, "name", name)
-        object.__setattr__(command, "args", args)
+        command.__dict__.update(id=id, name=name, args=args)  # frozen: no __setattr__
         return command
 
     def with_id(self, id: int | None) -> Command:
@@ -77,10 +82,20 @@ class Command:
             raise ValueError(f"command id must be non-negative, got {id}")
         return self._trusted(id, self.name, self.args)
 
+    @cached_property
+    def _body(self) -> str:
+        """The name and arguments as written (commands are immutable: built once)."""
+        return " ".join((self.name, *self.args)) if self.args else self.name
+
     def format(self) -> str:
         """The wire form, newline included: ``"7 play b g7\\n"``."""
-        body = " ".join((self.name, *self.args)) if self.args else self.name
-        return f"{body}\n" if self.id is None else f"{self.id} {body}\n"
+        return f"{self._body}\n" if self.id is None else f"{self.id} {self._body}\n"
+
+    def numbered(self, id: int) -> tuple[Command, str]:
+        """The command with ``id`` (a positive number the caller counts) and that
+        command's wire form: what :meth:`with_id` then :meth:`format` give, at the cost
+        of one (the referee numbers every command it sends)."""
+        return self._trusted(id, self.name, self.args), f"{id} {self._body}\n"
 
     def __str__(self) -> str:
         return self.format()[:-1]
@@ -217,19 +232,27 @@ def one_line_response(line: str, expected_id: int | None) -> Response | None:
     ``line`` and then the empty line, for the usual well-formed one-line answer (``=7``,
     ``=7 g7``, ``?7 message``); None for anything else, which the parser must then judge
     (and name what is wrong). A shortcut for the referee, which reads several per turn."""
-    match = _HEADER.fullmatch(line)
-    if match is None:
+    # The header the parser wants is the mark, then exactly the expected id's digits
+    # (no more: ``=123`` is not ``=12``), then a space or the end of the line.
+    header = "=" if expected_id is None else f"={expected_id}"
+    n = len(header)
+    if line.startswith(header):
+        ok = True
+    elif line.startswith("?") and line[1:n] == header[1:]:
+        ok = False
+    else:
         return None
-    mark, digits, sep, rest = match.groups()
-    if sep not in ("", " ") or (int(digits) if digits else None) != expected_id:
-        return None
-    if "\r" in rest or len(rest) + 1 > DEFAULT_MAX_RESPONSE:
+    if len(line) == n:
+        rest = ""
+    elif line[n] == " ":
+        rest = line[n + 1 :]
+        if "\r" in rest or len(rest) + 1 > DEFAULT_MAX_RESPONSE:
+            return None
+    else:
         return None
     # One line with no CR: nothing Response.__post_init__ refuses; build it without the check.
     response = object.__new__(Response)
-    object.__setattr__(response, "ok", mark == "=")
-    object.__setattr__(response, "id", expected_id)
-    object.__setattr__(response, "text", rest)
+    response.__dict__.update(ok=ok, id=expected_id, text=rest)  # frozen: no __setattr__
     return response
 
 

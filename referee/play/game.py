@@ -368,7 +368,7 @@ class _Game:
             )
         )
         # Judged with the opponent's next decision, sent in the same write.
-        self._queue(1 - seat, commands.play(color, turn), self.spec.command_timeout)
+        self._queue(1 - seat, commands.play_accepted(color, turn), self.spec.command_timeout)
 
     async def _score(self) -> None:
         """Score with the engine; ask ``final_score`` only as a check (a bot's failure or
