@@ -4,6 +4,7 @@ Prints, for board sizes 7 and 5:
 - random full games per second through the public API (``random_turn`` then ``play``);
 - ``play()`` validations per second, replaying recorded games turn by turn from fresh
   positions (nothing cached: this is what the referee does with a bot's turn);
+- the same with the referee's loop around it (``is_over``, ``to_move``, then ``play``);
 - ``legal_turns()`` calls per second on mid-game positions (and turns per call).
 """
 
@@ -46,6 +47,20 @@ def replay(size: int, games: list[list[str]]) -> tuple[float, int]:
     return time.perf_counter() - start, count
 
 
+def replay_as_referee(size: int, games: list[list[str]]) -> tuple[float, int]:
+    """The referee's loop (referee/play/game.py): ``while not pos.is_over``, ``to_move``, ``play``."""
+    count = 0
+    start = time.perf_counter()
+    for turns in games:
+        pos = Position.new(size)
+        it = iter(turns)
+        while not pos.is_over:
+            _ = pos.to_move  # the referee asks whose turn it is
+            pos = pos.play(next(it))
+        count += len(turns)
+    return time.perf_counter() - start, count
+
+
 def mid_game_positions(size: int, games: list[list[str]]) -> list[Position]:
     out = []
     for turns in games:
@@ -68,6 +83,8 @@ def main() -> None:
         print(f"size {size}: {args.games / dt:8.0f} random games/s   ({mean_turns:.1f} turns per game)")
         dt, count = replay(size, games)
         print(f"size {size}: {count / dt:8.0f} play() validations/s on recorded turns")
+        dt, count = replay_as_referee(size, games)
+        print(f"size {size}: {count / dt:8.0f} referee turns/s (is_over, to_move, play) on recorded turns")
         positions = mid_game_positions(size, games)
         start = time.perf_counter()
         total = 0

@@ -56,7 +56,7 @@ class Position:
     (the pie-rule stones) and :meth:`play` (a whole turn in canonical notation).
     """
 
-    __slots__ = ("_adj", "_groups", "_mover", "_next", "_reach", "_stones", "geo")
+    __slots__ = ("_adj", "_groups", "_mover", "_next", "_pm", "_reach", "_stones", "geo")
 
     geo: Geometry
     _stones: tuple[int, int]
@@ -67,6 +67,9 @@ class Position:
     # colour's groups (``None`` until needed). Kept incrementally from turn to turn, so the
     # legal placements are ``empty & ~twice`` whatever the number of groups.
     _adj: list[tuple[int, int] | None]
+    # The mover's legal placements (``None`` until needed): asked for by ``is_over`` and
+    # again by ``play`` / ``random_turn`` on the same position, so computed once.
+    _pm: int | None
     _next: tuple[str, Position] | None
 
     # -- construction ------------------------------------------------------------------
@@ -78,6 +81,8 @@ class Position:
         groups: tuple[tuple[int, ...], tuple[int, ...]],
         reach: tuple[tuple[int, ...], tuple[int, ...]],
         mover: int,
+        adj: list[tuple[int, int] | None] | None = None,
+        pm: int | None = None,
     ) -> Position:
         pos = object.__new__(cls)
         pos.geo = geo
@@ -85,7 +90,8 @@ class Position:
         pos._groups = groups
         pos._reach = reach
         pos._mover = mover
-        pos._adj = [None, None]
+        pos._adj = [None, None] if adj is None else adj
+        pos._pm = pm
         pos._next = None
         return pos
 
@@ -191,14 +197,24 @@ class Position:
 
     def _placements(self, c: int) -> int:
         """Bitset of ``c``'s legal placements: empty and next to at most one own group."""
+        if c == self._mover:
+            pm = self._pm
+            if pm is not None:
+                return pm
         adj = self._adj[c]
         twice = adj[1] if adj is not None else self._adjacency(c)[1]
-        return self.geo.board & ~(self._stones[0] | self._stones[1] | twice)
+        mask = self.geo.board & ~(self._stones[0] | self._stones[1] | twice)
+        if c == self._mover:
+            self._pm = mask
+        return mask
 
     @property
     def is_over(self) -> bool:
         """True when neither player has a legal placement (rules.md "End check")."""
-        return not self._placements(self._mover) and not self._placements(1 - self._mover)
+        pm = self._pm
+        if pm is None:
+            pm = self._placements(self._mover)
+        return not pm and not self._placements(1 - self._mover)
 
     @property
     def must_pass(self) -> bool:
@@ -259,32 +275,60 @@ class Position:
         bit = 1 << p
         geo = self.geo
         reach = self._reach[c]
-        once = self._adjacency(c)[0]
-        gidx = None
+        adj = self._adj[c]
+        if adj is None:
+            adj = self._adjacency(c)
+        once = adj[0]
+        gidx: int | None
         if once & bit:
-            for i, r in enumerate(reach):
-                if r & bit:
-                    gidx = i
+            # The placement is legal, so exactly one group's reach holds it.
+            gidx = 0
+            for old_reach in reach:
+                if old_reach & bit:
                     break
-        if gidx is None:
+                gidx += 1
+            group = self._groups[c][gidx] | bit
+            greach = old_reach | geo.neighbour_mask[p]
+        else:
+            gidx = None
+            old_reach = 0
             group = bit
             greach = geo.neighbour_mask[p] | bit
-        else:
-            group = self._groups[c][gidx] | bit
-            greach = reach[gidx] | geo.neighbour_mask[p]
         stones = self._stones
-        if not stones[1 - c] & greach:
+        enemy = stones[1 - c]
+        touching = enemy & greach
+        if not touching:
             return None, gidx, group, greach
         enemy_groups = self._groups[1 - c]
-        targets = same_shape_targets(group, greach, enemy_groups, geo.width)
+        if gidx is None:
+            # G is the new stone alone, so T is the touching enemy stones that are groups of
+            # one (no enemy neighbour): no group to look up, no shape to compare. (T's order
+            # is immaterial: the machine sorts the steals it lists and otherwise only asks
+            # which group of T holds a stone.)
+            neighbour_mask = geo.neighbour_mask
+            targets = []
+            while touching:
+                low = touching & -touching
+                if not neighbour_mask[low.bit_length() - 1] & enemy:
+                    targets.append(low)
+                touching ^= low
+        else:
+            targets = same_shape_targets(group, touching, enemy_groups, geo.width)
         if not targets:
             return None, gidx, group, greach
-        blocked = 0
-        for i, r in enumerate(reach):
-            if i != gidx:
-                blocked |= r
+        # The points next to another own group: outside G's old reach, those next to any
+        # own group; inside it (G counts once there), those next to two.
+        blocked = once & ~(old_reach & ~adj[1])
         m = StealMachine(
-            geo, stones[c] | bit, stones[1 - c], group, greach, blocked, list(enemy_groups), targets
+            geo,
+            stones[c] | bit,
+            enemy,
+            group,
+            greach,
+            blocked,
+            list(enemy_groups),
+            list(self._reach[1 - c]),
+            targets,
         )
         return m, gidx, group, greach
 
@@ -299,12 +343,22 @@ class Position:
         own_r = self._reach[c]
         if gidx is None:
             old_reach = 0
-            new_own = own + (group,)
-            new_r = own_r + (greach,)
+            new_own = (*own, group)
+            new_r = (*own_r, greach)
         else:
             old_reach = own_r[gidx]
-            new_own = own[:gidx] + (group,) + own[gidx + 1 :]
-            new_r = own_r[:gidx] + (greach,) + own_r[gidx + 1 :]
+            grown = list(own)
+            grown[gidx] = group
+            new_own = tuple(grown)
+            grown = list(own_r)
+            grown[gidx] = greach
+            new_r = tuple(grown)
+        # Carry the adjacency masks over: the mover's group only grew (from old_reach to
+        # greach), so a point newly next to it is next to two groups iff it was already
+        # next to one; the enemy's groups are untouched unless something was stolen.
+        adj = self._adj[c]
+        own_adj = None if adj is None else (adj[0] | greach, adj[1] | (greach & ~old_reach & adj[0]))
+        pm = None
         if m is None:
             b, w = self._stones
             if c:
@@ -313,40 +367,43 @@ class Position:
                 b |= 1 << placed
             enemy = self._groups[1 - c]
             enemy_r = self._reach[1 - c]
+            enemy_adj = self._adj[1 - c]
+            if enemy_adj is not None:
+                # The next mover's placements, wanted at once by is_over (and then by play).
+                pm = geo.board & ~(b | w | enemy_adj[1])
         else:
             b, w = (m.mover_stones, m.enemy_stones) if c == 0 else (m.enemy_stones, m.mover_stones)
-            old = dict(zip(self._groups[1 - c], self._reach[1 - c], strict=True))
+            # The untouched groups keep their reach; only the parts left by steals are dilated.
             enemy = tuple(m.enemy_groups)
-            enemy_r = tuple(old[g] if g in old else geo.dilate(g) for g in enemy)
+            kept = m.kept_reach
+            enemy_r = (*kept, *map(geo.dilate, enemy[len(kept) :]))
+            enemy_adj = None
         if c == 0:
-            pos = Position._make(geo, (b, w), (new_own, enemy), (new_r, enemy_r), 1)
-        else:
-            pos = Position._make(geo, (b, w), (enemy, new_own), (enemy_r, new_r), 0)
-        # Carry the adjacency masks over: the mover's group only grew (from old_reach to
-        # greach), so a point newly next to it is next to two groups iff it was already
-        # next to one; the enemy's groups are untouched unless something was stolen.
-        adj = self._adj[c]
-        if adj is not None:
-            once, twice = adj
-            pos._adj[c] = (once | greach, twice | (greach & ~old_reach & once))
-        if m is None:
-            pos._adj[1 - c] = self._adj[1 - c]
-        return pos
+            return Position._make(
+                geo, (b, w), (new_own, enemy), (new_r, enemy_r), 1, [own_adj, enemy_adj], pm
+            )
+        return Position._make(geo, (b, w), (enemy, new_own), (enemy_r, new_r), 0, [enemy_adj, own_adj], pm)
 
     def _passed(self) -> Position:
-        return Position._make(self.geo, self._stones, self._groups, self._reach, 1 - self._mover)
+        # Same stones, so the same adjacency masks (a copy: each position fills its own lazily).
+        return Position._make(
+            self.geo, self._stones, self._groups, self._reach, 1 - self._mover, list(self._adj)
+        )
 
-    def _check_placement(self, p: int) -> None:
+    def _placement_error(self, p: int) -> IllegalTurn:
+        """Why placing on ``p`` is illegal (``p`` is not a legal placement; the game is not over)."""
         bit = 1 << p
-        if self._placements(self._mover) & bit:
-            return
         name = self.geo.names[p]
         if (self._stones[0] | self._stones[1]) & bit:
-            raise IllegalTurn(f"placement {name} is occupied")
+            return IllegalTurn(f"placement {name} is occupied")
         n = sum(1 for r in self._reach[self._mover] if r & bit)
-        raise IllegalTurn(
+        return IllegalTurn(
             f"placement {name} touches {n} groups of {self.to_move.value} (it would merge them)"
         )
+
+    def _check_placement(self, p: int) -> None:
+        if not self._placements(self._mover) >> p & 1:
+            raise self._placement_error(p)
 
     def play(self, turn: str) -> Position:
         """The position after ``turn`` (canonical notation, any case).
@@ -361,25 +418,43 @@ class Position:
             self._next = None
             return cached[1]
         geo = self.geo
-        place, steals = parse_turn(geo, turn)
-        if self.is_over:
-            raise IllegalTurn("the game is over: no turn may be played")
+        # A bare placement in canonical form (most turns) is one dict hit; anything else
+        # goes through parse_turn, which says what is wrong with bad text.
+        place = geo.index_of.get(turn) if type(turn) is str else None
+        steals: list[tuple[int, int]] | tuple[()]
         if place is None:
-            if self._placements(self._mover):
+            place, steals = parse_turn(geo, turn)
+        else:
+            steals = ()
+        pm = self._pm
+        if pm is None:
+            pm = self._placements(self._mover)
+        # The game is over iff neither side can place: with a placement for the mover
+        # (known here), it is not, so the other side is looked at only when needed.
+        if place is None:
+            if pm:
                 raise IllegalTurn("pass while a legal placement exists")
+            if not self._placements(1 - self._mover):
+                raise IllegalTurn("the game is over: no turn may be played")
             return self._passed()
-        self._check_placement(place)
+        if not pm >> place & 1:
+            if not pm and not self._placements(1 - self._mover):
+                raise IllegalTurn("the game is over: no turn may be played")
+            raise self._placement_error(place)
         m, gidx, group, greach = self._machine(place)
         names = geo.names
+        if m is None:
+            if steals:
+                x, y = steals[0]
+                raise IllegalTurn(f"extra steal #1 {names[x]}>{names[y]}: the turn was already complete")
+            return self._after(gidx, group, greach, None, place)
         for i, (x, y) in enumerate(steals, 1):
-            if m is None:
-                raise IllegalTurn(f"extra steal #{i} {names[x]}>{names[y]}: the turn was already complete")
             why = m.check(x, y)
             if why is not None:
                 kind = "extra steal" if m.done else "steal"
                 raise IllegalTurn(f"{kind} #{i} {names[x]}>{names[y]}: {why}")
             m.apply(x, y)
-        if m is not None and not m.done:
+        if not m.done:
             opts = m.options()
             x, y = opts[0]
             raise IllegalTurn(

@@ -11,6 +11,7 @@ forms are equal.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import add
 
 Cells = tuple[tuple[int, int], ...]
 
@@ -53,6 +54,36 @@ def translated(cells: Iterable[tuple[int, int]]) -> Cells:
     return tuple(sorted((q - mq, r - mr) for q, r in c))
 
 
+# The 12 images of _images as pairs of linear forms, indices into (q, r, q - r, -q, -r, r - q):
+# rotation k, then its mirror, for k = 0..5.
+_FORMS = ((0, 1), (1, 0), (2, 0), (0, 2), (4, 2), (2, 4), (3, 4), (4, 3), (5, 3), (3, 5), (1, 5), (5, 1))
+
+
+def _canonical_fast(cells: list[tuple[int, int]]) -> Cells:
+    """``canonical(cells)`` (with reflections) for a non-empty list, by integer keys.
+
+    Each image's cells, translated to the origin, become ``u * M + v`` with ``M`` larger than
+    any coordinate range, so sorting the keys sorts the cells and comparing key lists
+    compares the forms exactly as :func:`canonical` compares its tuples.
+    """
+    qs = [q for q, _ in cells]
+    rs = [r for _, r in cells]
+    ds = [q - r for q, r in cells]
+    qmin, qmax, rmin, rmax, dmin, dmax = min(qs), max(qs), min(rs), max(rs), min(ds), max(ds)
+    m = qmax - qmin + rmax - rmin + 1  # > the range of every form (q - r's included)
+    forms = (
+        [q - qmin for q in qs],
+        [r - rmin for r in rs],
+        [d - dmin for d in ds],
+        [qmax - q for q in qs],
+        [rmax - r for r in rs],
+        [dmax - d for d in ds],
+    )
+    scaled = [[m * x for x in f] for f in forms]
+    best = min(sorted(map(add, scaled[u], forms[v])) for u, v in _FORMS)
+    return tuple(divmod(k, m) for k in best)
+
+
 def shape_of_mask(mask: int, width: int) -> Cells:
     """Canonical shape of the group ``mask`` on a board whose rows are ``width`` bits."""
     low = (mask & -mask).bit_length() - 1
@@ -66,7 +97,7 @@ def shape_of_mask(mask: int, width: int) -> Cells:
             p = b.bit_length() - 1
             cells.append((p % width, p // width))
             m ^= b
-        form = canonical(cells)
+        form = _canonical_fast(cells)
         if len(_CACHE) >= _CACHE_LIMIT:
             _CACHE.clear()
         _CACHE[key] = form

@@ -10,6 +10,11 @@ State between steals: ``group`` is G (the mover's group holding the placed stone
 from in this round; ``blocked`` the points next to any *other* group of the mover, where a
 stolen stone may never go (stealing never merges). ``blocked`` is fixed for the whole turn:
 steals only add to G, so the mover's other groups never change.
+
+``enemy_groups`` starts as the enemy's groups in the position's order; a steal removes the
+group it takes from and appends what is left of it (one or more parts) at the end, so the
+list is always the untouched groups, in their old order, then the parts. ``kept_reach``
+holds the old reaches of that untouched head, so the next position re-dilates only the parts.
 """
 
 from __future__ import annotations
@@ -35,18 +40,37 @@ def components(mask: int, geo: Geometry) -> list[int]:
 
 
 def same_shape_targets(
-    group: int, reach: int, enemy_groups: list[int] | tuple[int, ...], width: int
+    group: int, touching: int, enemy_groups: list[int] | tuple[int, ...], width: int
 ) -> list[int]:
-    """T: the enemy groups that touch ``group`` and have its shape."""
+    """T: the enemy groups that touch ``group`` and have its shape (in ``enemy_groups`` order).
+
+    ``touching`` is the set of enemy stones next to the group (its reach and the enemy's
+    stones); ``enemy_groups`` are the enemy's groups, which partition the enemy's stones.
+    """
     size = group.bit_count()
     out = []
-    shape = None
+    key = shape = None
     for eg in enemy_groups:
-        if eg & reach and eg.bit_count() == size:
-            if shape is None:
-                shape = shape_of_mask(group, width)
-            if shape_of_mask(eg, width) == shape:
-                out.append(eg)
+        if eg & touching:
+            if eg.bit_count() == size:
+                if size <= 2:
+                    # One shape of one stone and one of two (a connected pair): no test needed.
+                    out.append(eg)
+                else:
+                    # Equal masks shifted down to bit 0 are translates (the key shapes.py
+                    # caches forms under), so the canonical forms are compared only otherwise.
+                    if key is None:
+                        key = group >> ((group & -group).bit_length() - 1)
+                    if eg >> ((eg & -eg).bit_length() - 1) == key:
+                        out.append(eg)
+                    else:
+                        if shape is None:
+                            shape = shape_of_mask(group, width)
+                        if shape_of_mask(eg, width) == shape:
+                            out.append(eg)
+            touching &= ~eg
+            if not touching:
+                break  # every touching group seen
     return out
 
 
@@ -60,6 +84,7 @@ class StealMachine:
         "enemy_stones",
         "geo",
         "group",
+        "kept_reach",
         "mover_stones",
         "pending",
         "reach",
@@ -77,6 +102,7 @@ class StealMachine:
         reach: int,
         blocked: int,
         enemy_groups: list[int],
+        enemy_reach: list[int],
         targets: list[int],
     ) -> None:
         self.geo = geo
@@ -86,6 +112,7 @@ class StealMachine:
         self.reach = reach
         self.blocked = blocked
         self.enemy_groups = enemy_groups
+        self.kept_reach = enemy_reach
         self.pending = targets
         self.round_steals = 0
         self.rounds = 1
@@ -102,6 +129,7 @@ class StealMachine:
         new.reach = self.reach
         new.blocked = self.blocked
         new.enemy_groups = list(self.enemy_groups)
+        new.kept_reach = list(self.kept_reach)
         new.pending = list(self.pending)
         new.round_steals = self.round_steals
         new.rounds = self.rounds
@@ -116,20 +144,28 @@ class StealMachine:
 
     def _advance(self) -> None:
         """Close finished rounds; start new ones; set ``done`` when no steal is left."""
+        reach = self.reach
         while True:
-            open_targets = self._open_targets()
-            for eg in self.pending:
-                # Any stone of eg can go to an open target; failing that, a stone next to G
-                # may be stolen onto its own (freed) point if that point touches no other group.
-                if open_targets or eg & self.reach & ~self.blocked:
+            pending = self.pending
+            if pending:
+                # Any stone of a pending group can go to an open target; failing that, a
+                # stone next to G may be stolen onto its own (freed) point if that point
+                # touches no other group.
+                if reach & ~(self.mover_stones | self.enemy_stones | self.blocked) & self.geo.board:
                     return
+                freeable = reach & ~self.blocked
+                for eg in pending:
+                    if eg & freeable:
+                        return
             if not self.round_steals:
                 self.done = True
                 self.pending = []
                 return
             self.round_steals = 0
             self.rounds += 1
-            self.pending = same_shape_targets(self.group, self.reach, self.enemy_groups, self.geo.width)
+            self.pending = same_shape_targets(
+                self.group, self.enemy_stones & reach, self.enemy_groups, self.geo.width
+            )
 
     def options(self) -> list[tuple[int, int]]:
         """Every legal next steal ``(x, y)``, in point order."""
@@ -152,20 +188,21 @@ class StealMachine:
 
     def check(self, x: int, y: int) -> str | None:
         """Why steal ``(x, y)`` is not legal now, or ``None`` if it is."""
-        names = self.geo.names
-        xn, yn = names[x], names[y]
         if self.done:
             return "the turn was already complete"
         xb = 1 << x
-        if not any(eg & xb for eg in self.pending):
-            return f"{xn} is not a stone of a group that must be stolen from now"
+        for eg in self.pending:
+            if eg & xb:
+                break
+        else:
+            return f"{self.geo.names[x]} is not a stone of a group that must be stolen from now"
         yb = 1 << y
         if y != x and (self.mover_stones | self.enemy_stones) & yb:
-            return f"{yn} is occupied"
+            return f"{self.geo.names[y]} is occupied"
         if not self.reach & yb or self.group & yb:
-            return f"{yn} is not next to the stealing group"
+            return f"{self.geo.names[y]} is not next to the stealing group"
         if self.blocked & yb:
-            return f"{yn} touches another group of the mover (stealing never merges)"
+            return f"{self.geo.names[y]} touches another group of the mover (stealing never merges)"
         return None
 
     def apply(self, x: int, y: int) -> None:
@@ -173,20 +210,25 @@ class StealMachine:
         xb = 1 << x
         yb = 1 << y
         geo = self.geo
-        for i, eg in enumerate(self.pending):
+        pending = self.pending
+        for i, eg in enumerate(pending):
             if eg & xb:
-                del self.pending[i]
+                del pending[i]
                 break
         else:  # pragma: no cover - guarded by check()
             raise AssertionError("steal from a group outside T")
         groups = self.enemy_groups
-        groups.remove(eg)
+        j = groups.index(eg)
+        del groups[j]
+        if j < len(self.kept_reach):
+            del self.kept_reach[j]
         rest = eg ^ xb
         if rest:
-            # Removing one stone may split the group; a single neighbour-free check
-            # (rest still connected?) is the common case, so try that first.
-            parts = components(rest, geo)
-            groups.extend(parts)
+            if rest & (rest - 1):
+                # Removing one stone may split the group.
+                groups.extend(components(rest, geo))
+            else:
+                groups.append(rest)  # one stone left: one group
         self.enemy_stones ^= xb
         self.mover_stones |= yb
         self.group |= yb
