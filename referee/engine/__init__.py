@@ -6,9 +6,11 @@ the referee and tools build on; see ``docs/rules.md`` for the rules it implement
 
 from .color import Color
 from .errors import BadNotation, IllegalTurn, TurnError
-from .geometry import MAX_SIZE, MIN_SIZE, geometry, parse_point, point_count, point_name
-from .position import Position, TurnBuilder, iter_points, parse_turn, score_of
+from .geometry import MAX_SIZE, MIN_SIZE, geometry, iter_points, parse_point, point_count, point_name
+from .position import Position
+from .score import score_of
 from .shapes import canonical
+from .turns import TurnBuilder, parse_turn
 
 __all__ = [
     "MAX_SIZE",

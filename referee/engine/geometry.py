@@ -10,6 +10,7 @@ handful of big-int instructions instead of loops over points.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -86,6 +87,19 @@ def bits(mask: int) -> list[int]:
     return out
 
 
+def _kth_bit(mask: int, k: int) -> int:
+    """Index of the ``k``-th (0-based, from the lowest) set bit of ``mask``, by bisection."""
+    lo, hi = 0, mask.bit_length()
+    # invariant: the answer is in [lo, hi)
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if (mask & ((1 << mid) - 1)).bit_count() > k:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
 @cache
 def geometry(size: int) -> Geometry:
     """The (shared, immutable) geometry of the board of side ``size`` (2..13)."""
@@ -147,3 +161,9 @@ def point_name(size: int, p: int) -> str:
 def point_count(size: int) -> int:
     """``3N(N-1)+1``: the number of points on a board of side ``N``."""
     return 3 * size * (size - 1) + 1
+
+
+def iter_points(size: int) -> Iterator[str]:
+    """Every point name of the board of side ``size``, in row order."""
+    geo = geometry(size)
+    return (geo.names[p] for p in geo.points)

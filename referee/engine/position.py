@@ -1,20 +1,25 @@
-"""Positions and turns: the public face of the rules engine.
+"""Positions: the public face of the rules engine.
 
 A :class:`Position` is immutable: :meth:`Position.play` returns a new one. Stones are kept
 as two bitsets and, per colour, a tuple of group bitsets with their dilations (the group
 plus its neighbours), updated incrementally turn by turn, so that legal placements are a
 few big-int operations per group and a turn without steals touches one group.
+
+The notation of turns and the step-by-step :class:`~referee.engine.turns.TurnBuilder` are
+in :mod:`~referee.engine.turns`, the score formula in :mod:`~referee.engine.score`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from .color import Color
-from .errors import BadNotation, IllegalTurn
-from .geometry import Geometry, bits, geometry
+from .errors import IllegalTurn
+from .geometry import Geometry, _kth_bit, bits, geometry
+from .score import _fmt_points, score_of
 from .steals import StealMachine, components, same_shape_targets
+from .turns import TurnBuilder, _expand, parse_turn
 
 _COLORS = (Color.BLACK, Color.WHITE)
 
@@ -22,31 +27,6 @@ _COLORS = (Color.BLACK, Color.WHITE)
 def _color_index(color: str | Color) -> int:
     """0 for Black, 1 for White (the index into per-colour tuples); accepts b/black/w/white."""
     return 0 if Color.parse(color) is Color.BLACK else 1
-
-
-def _kth_bit(mask: int, k: int) -> int:
-    """Index of the ``k``-th (0-based, from the lowest) set bit of ``mask``, by bisection."""
-    lo, hi = 0, mask.bit_length()
-    # invariant: the answer is in [lo, hi)
-    while hi - lo > 1:
-        mid = (lo + hi) >> 1
-        if (mask & ((1 << mid) - 1)).bit_count() > k:
-            hi = mid
-        else:
-            lo = mid
-    return lo
-
-
-def _fmt_points(x: float) -> str:
-    return str(int(x)) if x == int(x) else f"{x:g}"
-
-
-def score_of(sizes: Iterable[int], opponent_sizes: Iterable[int]) -> float:
-    """rules.md "Score": sum and count of the distinct group sizes, +0.5 for the strictly largest group."""
-    s = set(sizes)
-    largest = max(s, default=0)
-    other = max(opponent_sizes, default=0)
-    return sum(s) + len(s) + (0.5 if largest > other else 0.0)
 
 
 class Position:
@@ -557,132 +537,3 @@ class Position:
 
     def __str__(self) -> str:
         return self.diagram()
-
-
-def _expand(m: StealMachine, prefix: str, names: dict[int, str], out: list[str]) -> None:
-    """Depth-first: every way to finish the steals of ``m``, appended to ``out``."""
-    for x, y in m.options():
-        child = m.copy()
-        child.apply(x, y)
-        text = f"{prefix},{names[x]}>{names[y]}"
-        if child.done:
-            out.append(text)
-        else:
-            _expand(child, text, names, out)
-
-
-def parse_turn(geo: Geometry, turn: str) -> tuple[int | None, list[tuple[int, int]]]:
-    """Read a turn: ``(placement, [(from, to), ...])``; placement ``None`` for ``pass``.
-
-    Only syntax is checked here (and that every point exists on this board).
-    """
-    if not isinstance(turn, str):
-        raise BadNotation(f"a turn is a string, not {type(turn).__name__}")
-    text = turn.strip().lower()
-    if text == "pass":
-        return None, []
-    if not text:
-        raise BadNotation("empty turn")
-    index_of = geo.index_of
-    parts = text.split(",")
-    try:
-        place = index_of[parts[0]]
-        steals = []
-        for part in parts[1:]:
-            frm, to = part.split(">")
-            steals.append((index_of[frm], index_of[to]))
-        return place, steals
-    except (KeyError, ValueError):
-        pass
-    # The slow path: say exactly what is wrong.
-    if len(text.split()) > 1:
-        raise BadNotation(f"a turn contains no spaces: {turn!r}")
-    geo.parse(parts[0])
-    for part in parts[1:]:
-        halves = part.split(">")
-        if len(halves) != 2:
-            raise BadNotation(f"steal {part!r} is not FROM>TO")
-        geo.parse(halves[0])
-        geo.parse(halves[1])
-    raise BadNotation(f"not a turn: {turn!r}")  # pragma: no cover - every case is caught above
-
-
-class TurnBuilder:
-    """A turn under construction: the placement is made, steals are added one at a time.
-
-    This drives the same steal machine as :meth:`Position.play`, so a search bot can walk
-    the steal rounds step by step instead of enumerating whole turns::
-
-        tb = pos.begin_turn("d4")
-        while not tb.is_complete:
-            tb.steal(*tb.legal_steals()[0])
-        pos = tb.position()
-    """
-
-    __slots__ = ("_gidx", "_group", "_m", "_place", "_pos", "_reach")
-
-    def __init__(self, pos: Position, placement: int) -> None:
-        self._pos = pos
-        self._place = placement
-        self._m, self._gidx, self._group, self._reach = pos._machine(placement)
-
-    @property
-    def is_complete(self) -> bool:
-        """No steal is open: the turn may (and must) end here."""
-        return self._m is None or self._m.done
-
-    @property
-    def steals(self) -> list[tuple[str, str]]:
-        names = self._pos.geo.names
-        return [] if self._m is None else [(names[x], names[y]) for x, y in self._m.steals]
-
-    @property
-    def round(self) -> int:
-        """The steal round in progress (1 for the first)."""
-        return 1 if self._m is None else self._m.rounds
-
-    def legal_steals(self) -> list[tuple[str, str]]:
-        """Every steal ``(from, to)`` that may come next (empty when complete)."""
-        if self._m is None:
-            return []
-        names = self._pos.geo.names
-        return [(names[x], names[y]) for x, y in self._m.options()]
-
-    def steal(self, frm: str, to: str) -> None:
-        """Make one steal; :class:`IllegalTurn` (nothing changes) if it is not legal now."""
-        geo = self._pos.geo
-        x, y = geo.parse(frm), geo.parse(to)
-        n = len(self.steals) + 1
-        if self._m is None:
-            raise IllegalTurn(
-                f"extra steal #{n} {geo.names[x]}>{geo.names[y]}: the turn was already complete"
-            )
-        why = self._m.check(x, y)
-        if why is not None:
-            raise IllegalTurn(f"steal #{n} {geo.names[x]}>{geo.names[y]}: {why}")
-        self._m.apply(x, y)
-
-    def copy(self) -> TurnBuilder:
-        new = TurnBuilder.__new__(TurnBuilder)
-        new._pos, new._place = self._pos, self._place
-        new._gidx, new._group, new._reach = self._gidx, self._group, self._reach
-        new._m = None if self._m is None else self._m.copy()
-        return new
-
-    @property
-    def turn(self) -> str:
-        """The turn so far in canonical notation."""
-        names = self._pos.geo.names
-        return ",".join([names[self._place]] + [f"{a}>{b}" for a, b in self.steals])
-
-    def position(self) -> Position:
-        """The position after the finished turn; :class:`IllegalTurn` if a steal is still owed."""
-        if not self.is_complete:
-            raise IllegalTurn(f"the turn {self.turn} is not complete: a compulsory steal remains")
-        return self._pos._after(self._gidx, self._group, self._reach, self._m, self._place)
-
-
-def iter_points(size: int) -> Iterator[str]:
-    """Every point name of the board of side ``size``, in row order."""
-    geo = geometry(size)
-    return (geo.names[p] for p in geo.points)

@@ -2,7 +2,7 @@
 
 This is the single implementation of rules.md "A turn", step 2: :meth:`Position.play`
 (the validator), :meth:`Position.legal_turns` (the enumerator), :meth:`Position.random_turn`
-and the public :class:`~referee.engine.position.TurnBuilder` all drive this machine, so
+and the public :class:`~referee.engine.turns.TurnBuilder` all drive this machine, so
 they cannot disagree about what a legal turn is.
 
 State between steals: ``group`` is G (the mover's group holding the placed stone) and
