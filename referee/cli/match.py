@@ -23,7 +23,7 @@ from referee.cli.common import (
     _whole,
 )
 from referee.errors import ConfigError, VastuzError
-from referee.play.process import BotCommand
+from referee.play.command import BotCommand
 from referee.play.records import GameRecord
 from referee.play.spec import (
     DEFAULT_COMMAND_TIMEOUT,

@@ -40,9 +40,10 @@ from protocol.framing import ProtocolError
 from protocol.messages import Command
 from referee.engine import Color, Position, TurnError
 from referee.play.clock import BotClock, describe
+from referee.play.command import BotCommand
 from referee.play.faults import BotFault, BotIllegal, BotProtocolError, BotResigned, BotStartError
 from referee.play.player import Exchange, Player
-from referee.play.process import DEFAULT_QUIT_GRACE, BotCommand, BotProcess
+from referee.play.process import DEFAULT_QUIT_GRACE, BotProcess
 from referee.play.records import (
     VOID_RESULT,
     BotEntry,

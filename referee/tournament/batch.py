@@ -21,7 +21,7 @@ from pathlib import Path
 
 import trio
 
-from referee.play.process import BotCommand
+from referee.play.command import BotCommand
 from referee.play.programs import program_problem
 from referee.play.records import GameRecord, SlotInfo, parse_line
 from referee.play.spec import GameSpec, OpeningKind, TimeControl

@@ -27,7 +27,7 @@ from pathlib import Path
 import trio
 
 from referee.errors import RunStopped
-from referee.play.process import BotCommand
+from referee.play.command import BotCommand
 from referee.play.records import GameRecord, SlotInfo, Termination
 from referee.play.spec import (
     DEFAULT_COMMAND_TIMEOUT,

@@ -21,10 +21,11 @@ from typing import Any
 import trio
 
 from referee.errors import RunStopped
+from referee.play.command import BotCommand
 from referee.play.faults import BotCrashed, BotStartError
 from referee.play.game import play_game
 from referee.play.logs import LogBudget
-from referee.play.process import BotCommand, BotProcess
+from referee.play.process import BotProcess
 from referee.play.records import GameRecord, Termination
 from referee.play.spec import GameSpec
 from referee.tournament.config import DEFAULT_LOG_MAX_PER_BOT, TournamentConfig

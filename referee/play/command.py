@@ -1,0 +1,45 @@
+"""How to start a bot: :class:`BotCommand`, a value, and :func:`split_command`.
+
+Apart from :mod:`referee.play.process` because the tournament, the CLI and the tests name
+bots long before (and without) starting one: a config or a match builds ``BotCommand``
+values, and only :meth:`BotCommand.process` makes the :class:`~referee.play.process.BotProcess`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # BotCommand.process imports it when called: process.py imports this module
+    from referee.play.process import BotProcess
+
+
+def split_command(command: str | Sequence[str]) -> list[str]:
+    """A bot command as argv: a string is split like a shell would (without a shell)."""
+    return shlex.split(command) if isinstance(command, str) else list(command)
+
+
+@dataclass(frozen=True)
+class BotCommand:
+    """How to start a bot: its command (a string is split like a shell would, without a
+    shell), a label for logs and records, and optionally a working directory and extra
+    environment variables (added to the referee's own environment)."""
+
+    command: str | tuple[str, ...]
+    label: str
+    cwd: Path | None = None
+    env: Mapping[str, str] | None = None
+
+    @property
+    def argv(self) -> list[str]:
+        """The command as the program and its arguments (a string split as by a shell)."""
+        return split_command(self.command)
+
+    def process(self, **options: Any) -> BotProcess:
+        """A :class:`BotProcess` for this command; ``options`` go to its constructor."""
+        from referee.play.process import BotProcess  # process.py imports this module
+
+        return BotProcess(self.command, label=self.label, cwd=self.cwd, env=self.env, **options)

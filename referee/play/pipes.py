@@ -1,0 +1,419 @@
+"""The request side of a bot: commands written to its stdin, answers read from its stdout.
+
+:class:`_BotPipes` is the base class of :class:`~referee.play.process.BotProcess` that holds
+its hot path, the few µs of referee CPU per command: :meth:`~_BotPipes.send` queues a
+command, :meth:`~_BotPipes.receive` writes what is queued and waits for its answer,
+:meth:`~_BotPipes.request` and :meth:`~_BotPipes.call` do both, and the deadline timer wakes
+a wait that runs out. It is a base class, not an object the process holds, so that each call
+costs no more than it did as a method of ``BotProcess``: the same methods on the same
+instance. Its state is set up by ``BotProcess.__init__`` (which says what each part is for);
+the spawning, handshake, logs, the other background tasks and the close stay in
+:mod:`referee.play.process`.
+
+Stdout has no task of its own: the request waiting for an answer reads it (non-blocking
+reads, ``wait_readable`` when there is nothing yet, woken at its deadline by a timer), feeds
+:class:`~referee.play.replies.Replies`, which matches lines to the commands in flight with
+their :class:`~protocol.messages.ResponseParser`, and returns as soon as its own answer is
+complete: no hand-off between tasks on the way. Each read is stamped when it returns, so a
+bot is charged up to the moment its answer was there, not for the referee's work after.
+While no command is in flight, stdout is read without waiting before the next command goes
+out, when :attr:`BotProcess.healthy` is asked, and when the process exits: a line found
+then is a stray line (never taken as the next reply), an end of output a crash. After any
+framing fault reading stops: the bot is broken and will be killed, never resynchronised.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import math
+import os
+import select
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn, TypeVar
+
+import trio
+
+from protocol.framing import ProtocolError
+from protocol.messages import Command
+from referee.play.faults import BotCrashed, BotFault, BotProtocolError, BotTimeout
+from referee.play.logs import Transcript
+from referee.play.player import Exchange
+from referee.play.records import BotStats
+from referee.play.replies import Pending, Replies
+
+log = logging.getLogger("referee.play.process")
+
+_READ_SIZE = 1 << 16
+T = TypeVar("T")
+
+
+def _status(code: int | None) -> str:
+    """A return code in words, for crash messages."""
+    if code is None:
+        return "process still running"
+    if code < 0:
+        return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+class _BotPipes:
+    """Requests to a bot over its pipes: the base class of
+    :class:`~referee.play.process.BotProcess` (see the module docstring for why)."""
+
+    # Set by BotProcess.__init__, which says what each one is for.
+    label: str
+    stats: BotStats
+    _healthy: bool
+    _replies: Replies
+    _transcript: Transcript
+    _process: trio.Process | None
+    _next_id: int
+    _closing: bool
+    _quitting: bool
+    _status_added: bool
+    _closed: trio.Event | None
+    _reader_done: trio.Event
+    _out: bytearray
+    _unwritten: list[Pending]
+    _unreceived: deque[Pending]
+    _reading: bool
+    _waiting: Pending | None
+    _wait_deadline: float
+    _timed_out: bool
+    _alarm: trio.CancelScope | None
+    _stdin_fd: int
+    _stdout_fd: int
+    _idle_poll: select.poll
+    _debug: bool
+
+    if TYPE_CHECKING:  # BotProcess's: the end of the bot's stderr, quoted in a fault
+
+        async def _quote_stderr(self, fault: BotFault) -> None: ...
+
+    # ------------------------------------------------------------------ requests
+    async def request(self, command: Command, timeout: float, *, numbered: bool = True) -> Exchange:
+        """Send ``command`` and wait for its complete response, at most ``timeout`` seconds.
+
+        The command goes out with the bot's next id (1, 2, ...), whatever id it had. With
+        ``numbered=False`` it goes out exactly as given instead: with its own id, or with
+        none, and the answer must echo exactly that (``vastuz check`` tests a bot's ids
+        this way). Everything else (deadline, faults, transcript, stats) is the same.
+
+        Raises :class:`BotTimeout` (the bot is then unhealthy: a late answer would be taken
+        for a stray line), :class:`BotCrashed` or :class:`BotProtocolError`. A ``?``
+        response is returned, not raised: use :meth:`call` for commands that must succeed.
+        """
+        if self._unreceived:
+            raise RuntimeError(f"{self!r}: a command is already in flight (receive its answer first)")
+        return await self.receive(self.send(command, timeout, numbered=numbered))
+
+    def send(self, command: Command, timeout: float, *, numbered: bool = True) -> Pending:
+        """Queue ``command`` (numbered as by :meth:`request`) without waiting; it is written,
+        together with any others queued, by the next :meth:`receive`. Its answer must come
+        within ``timeout`` seconds of the later of that write and the end of the answer to
+        the command before it (the bot answers in order), and is collected with
+        :meth:`receive`, in the order the commands were sent."""
+        began = time.perf_counter()
+        if self._process is None or (self._closed is not None and not self._quitting):
+            raise RuntimeError(f"{self!r}: request on a bot that is not running")
+        replies = self._replies
+        if not replies.queue and replies.fault is None and self._idle_poll.poll(0):
+            self._poll()  # anything already on stdout came while idle: a stray line
+        if numbered:
+            self._next_id = number = self._next_id + 1
+            command, line = command.numbered(number)
+        else:
+            line = command.format()
+        text = line[:-1]
+        pending = replies.expect(command, timeout, text)
+        if self._transcript.enabled:
+            self._transcript.line(">", text)
+        if self._debug:
+            log.debug("%s > %s", self.label, text)
+        self._out += line.encode()
+        self._unwritten.append(pending)
+        self._unreceived.append(pending)
+        pending.cost = time.perf_counter() - began
+        return pending
+
+    async def receive(self, pending: Pending) -> Exchange:
+        """Write what is queued, then wait for the answer to ``pending`` (the oldest command
+        sent and not received yet) within its deadline; see :meth:`request` for what it
+        raises. An answer complete before a later fault is still returned: the fault is
+        raised by the next receive."""
+        entered = time.perf_counter()
+        unreceived = self._unreceived
+        if not unreceived or unreceived[0] is not pending:
+            raise RuntimeError(f"{self!r}: answers are received in the order the commands were sent")
+        if pending.response is None:
+            if self._replies.fault is not None:
+                self._unreceived.clear()
+                await self._raise_fault()
+            try:
+                wrote = bool(self._out)
+                if wrote and not self._write_now():
+                    await self._write()
+                if pending.response is None:
+                    await self._wait_for(pending, wrote=wrote)
+            except BaseException:
+                self._healthy = False
+                self._unreceived.clear()
+                self._replies.abandon()
+                raise
+            if pending.response is None:
+                self._unreceived.clear()
+                await self._raise_fault()
+        unreceived.popleft()
+        response = pending.response
+        assert response is not None
+        start = pending.start
+        seconds = pending.done_at - start
+        stats = self.stats
+        stats.requests += 1
+        stats.bot_seconds += seconds
+        overhead = pending.cost + time.perf_counter() - max(entered, pending.done_at)
+        stats.overhead_us += (overhead * 1e6 - stats.overhead_us) / stats.requests  # running mean
+        return Exchange(pending.command, response, seconds, overhead)
+
+    def _write_now(self) -> bool:
+        """The usual write: everything queued in one ``os.write`` that the pipe takes whole.
+        False if it did not (nothing was written): :meth:`_write` then does it all."""
+        data = self._out
+        try:
+            written = os.write(self._stdin_fd, data)
+        except OSError:  # full, closed or broken: the careful path sorts it out
+            return False
+        if written < len(data):
+            del data[:written]
+            return False
+        data.clear()
+        now = time.perf_counter()
+        for queued in self._unwritten:
+            queued.sent_at = now
+        self._unwritten = []
+        return True
+
+    async def flush(self) -> None:
+        """Write what :meth:`send` queued now, rather than with the next :meth:`receive`
+        (to set two bots working at once). A closed stdin is recorded as the bot's crash,
+        raised by the next :meth:`receive`."""
+        if self._out:
+            await self._write()
+
+    async def _write(self) -> None:
+        """Write the queued commands, in one write when the pipe takes it (it always does
+        for a few short lines), and stamp their ``sent_at``. A closed stdin is the bot's
+        crash, recorded as its fault (the first command of the write named)."""
+        data = self._out
+        sent = self._unwritten
+        limit: float | None = None
+        try:
+            while data:
+                try:
+                    written = os.write(self._stdin_fd, data)
+                except BlockingIOError:
+                    # The bot is not reading its stdin; it may be blocked writing stdout,
+                    # so keep reading that (judging what it says) while waiting, within
+                    # the deadline of the first command of the write.
+                    now = time.perf_counter()
+                    if limit is None:
+                        limit = now + sent[0].timeout
+                    elif now > limit:
+                        self._write_timed_out(sent[0])
+                        return
+                    self._poll()
+                    if self._replies.fault is not None:
+                        data.clear()
+                        self._unwritten = []
+                        return
+                    with trio.move_on_after(min(0.01, limit - now)):
+                        await trio.lowlevel.wait_writable(self._stdin_fd)
+                    continue
+                del data[:written]
+        except (OSError, trio.ClosedResourceError) as exc:
+            if isinstance(exc, OSError) and exc.errno not in (errno.EPIPE, errno.ECONNRESET, errno.EBADF):
+                raise
+            first = sent[0]
+            data.clear()
+            self._unwritten = []
+            self._healthy = False
+            status = await self._exit_status()
+            crash = BotCrashed(self.label, first.text, f"stopped reading its input ({status})")
+            if self._replies.fault is None:
+                self._status_added = True  # the status is in the message already
+                await self._quote_stderr(crash)
+            self._replies.record(crash)
+            return
+        now = time.perf_counter()
+        for queued in sent:
+            queued.sent_at = now
+        self._unwritten = []
+
+    def _write_timed_out(self, first: Pending) -> None:
+        """The bot took no input for the whole deadline: its loss on time, recorded."""
+        self._out.clear()
+        self._unwritten = []
+        self._healthy = False
+        timeout = first.timeout
+        self._replies.record(
+            BotTimeout(
+                self.label, first.text, f"no complete answer within {timeout:.3f} s (it read no input)"
+            )
+        )
+
+    async def _wait_for(self, pending: Pending, *, wrote: bool = False) -> None:
+        """Read stdout until ``pending`` is answered or the bot is at fault; past its
+        deadline (``timeout`` after :attr:`Pending.start`) raise :class:`BotTimeout`.
+        Whatever is there already is read without scheduling; a real wait sleeps in
+        ``wait_readable``, woken by the bot's output, by the timer at the deadline (see
+        :meth:`_timer`), or by the exit watcher."""
+        replies = self._replies
+        self._reading = True
+        try:
+            if self._reader_done.is_set():
+                self._end_of_output(again=True)
+            elif not wrote:  # just written: its answer is not there yet (a wait finds it if it is)
+                self._read_available()
+            if pending.response is None and replies.fault is None:
+                start = pending.start
+                # The deadline as trio's clock sees it: ``timeout`` after the start. The
+                # timer task's alarm carries it (far cheaper than a cancel scope per wait);
+                # it need only be no later than this deadline: an earlier alarm wakes the
+                # timer, which sets it again to the deadline of the wait then going on.
+                deadline = trio.current_time() + (start + pending.timeout - time.perf_counter())
+                self._waiting = pending
+                self._wait_deadline = deadline
+                self._timed_out = False
+                alarm = self._alarm
+                if alarm is not None and deadline < alarm.deadline:
+                    alarm.deadline = deadline
+                fd = self._stdout_fd
+                while pending.response is None and replies.fault is None:
+                    if self._reader_done.is_set():  # stdout closed under us: a crash
+                        self._end_of_output(again=True)
+                        break
+                    try:
+                        if alarm is None:  # no timer (the bot is closing): a scope of our own
+                            with trio.move_on_at(deadline):
+                                await trio.lowlevel.wait_readable(fd)
+                            self._timed_out = trio.current_time() >= deadline
+                        else:
+                            await trio.lowlevel.wait_readable(fd)
+                    except (trio.ClosedResourceError, OSError, ValueError):
+                        pass  # the timer or the exit watcher woke us, or aclose closed stdout
+                    if self._timed_out:
+                        break
+                    self._read_available()
+        finally:
+            self._reading = False
+            self._waiting = None
+            self._wait_deadline = math.inf
+        if pending.response is None and replies.fault is None:
+            timeout = pending.timeout
+            self._transcript.line("!", f"no complete answer within {timeout:.3f} s")
+            raise BotTimeout(
+                self.label,
+                pending.text,
+                f"no complete answer within {timeout:.3f} s",
+                pending.excerpt() if pending.received else None,
+            )
+
+    def _read_available(self) -> None:
+        """Feed what stdout holds now to the reply matcher, without waiting; each read is
+        stamped when it returns. Stops at the end of output or a framing fault."""
+        replies = self._replies
+        while not self._reader_done.is_set():
+            try:
+                data = os.read(self._stdout_fd, _READ_SIZE)
+            except BlockingIOError:
+                return
+            except OSError:  # our end closed (aclose): as an end of output
+                data = b""
+            if not data:
+                self._end_of_output()
+                return
+            if not replies.feed(data, time.perf_counter()):
+                self._reader_done.set()
+                return
+            if len(data) < _READ_SIZE:
+                return  # the pipe held no more (a wait that finds more returns at once)
+
+    def _end_of_output(self, *, again: bool = False) -> None:
+        """The end of stdout (once), or ``again`` for a command sent after it: a crash
+        unless the referee is closing the bot and nothing is in flight."""
+        if again or not self._reader_done.is_set():
+            self._replies.eof(expected=self._closing)
+            self._reader_done.set()
+
+    def _poll(self) -> None:
+        """Read whatever stdout holds without waiting, when no request is reading it: lines
+        that came while no command was in flight, or the end of output."""
+        if not self._reading and self._stdout_fd >= 0:
+            self._read_available()
+
+    async def call(self, command: Command, timeout: float) -> str:
+        """:meth:`request` for a command the bot must answer with ``=``: returns the text;
+        a ``?`` answer is a :class:`BotProtocolError`."""
+        exchange = await self.request(command, timeout)
+        if not exchange.response.ok:
+            raise BotProtocolError(
+                self.label,
+                str(exchange.command),
+                "answered '?' to a command it must answer",
+                exchange.response.text,
+            )
+        return exchange.response.text
+
+    async def _raise_fault(self) -> NoReturn:
+        """Raise the recorded fault; a crash gets the exit status added once it is known."""
+        fault = self._replies.fault
+        assert fault is not None
+        if isinstance(fault, BotCrashed):
+            if not self._status_added:
+                self._status_added = True
+                fault.detail += f" ({await self._exit_status()})"
+            await self._quote_stderr(fault)
+        raise fault
+
+    def _parse(self, command: Command, parser: Callable[[str], T], text: str) -> T:
+        """Apply a reply parser; its :class:`ProtocolError` becomes a protocol fault."""
+        try:
+            return parser(text)
+        except ProtocolError as exc:
+            raise BotProtocolError(
+                self.label, self._replies.last_command or str(command), str(exc), text
+            ) from None
+
+    async def _exit_status(self) -> str:
+        """'exit status N' if the process ends within a moment, for crash messages."""
+        assert self._process is not None
+        with trio.move_on_after(0.1):
+            await self._process.wait()
+        return _status(self._process.returncode)
+
+    # ------------------------------------------------------------------ the deadline timer
+    async def _timer(self) -> None:
+        """The deadline of the answer being waited for. This task sleeps in a cancel scope
+        (the *alarm*) whose deadline is never later than the deadline of the wait going on:
+        a wait moves it earlier when it must, and when it fires the timer either finds that
+        wait's deadline passed, and wakes it (``notify_closing`` on stdout makes
+        ``wait_readable`` return; the request raises :class:`BotTimeout`), or sleeps again
+        until the deadline of the wait then going on (none: forever). Moving a deadline
+        only when it must costs a comparison; a cancel scope per wait cost ~10 µs a turn."""
+        while not self._closing:
+            with trio.CancelScope(deadline=self._wait_deadline) as alarm:
+                self._alarm = alarm
+                await trio.sleep_forever()
+            if self._alarm is alarm:
+                self._alarm = None
+            if self._waiting is not None and trio.current_time() >= self._wait_deadline:
+                self._timed_out = True
+                self._wake()
+
+    def _wake(self) -> None:
+        """Wake the request waiting on stdout, if one is (it then looks at what changed)."""
+        if self._reading and self._stdout_fd >= 0:
+            trio.lowlevel.notify_closing(self._stdout_fd)
