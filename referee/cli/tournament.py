@@ -19,7 +19,7 @@ from referee.cli.common import (
 )
 from referee.errors import ClusterError, ConfigError, VastuzError
 from referee.text import printable
-from referee.tournament.config import MAX_BATCH, ScheduleKind
+from referee.tournament.config import MAX_BATCH, MAX_PROCESSES, ExecutorSpec, ScheduleKind
 from referee.tournament.config_checks import dask_address
 
 # ---------------------------------------------------------------------------- tournament
@@ -66,6 +66,13 @@ def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.Argume
         help="with --dask: games per cluster task (default 2, a colour-reversed pair)",
     )
     p.add_argument(
+        "--processes",
+        type=_count,
+        metavar="N",
+        help="spread the concurrent games over N referee processes on this machine (fast bots, "
+        "several cores: one process referees about one core's worth of turns), overriding the config",
+    )
+    p.add_argument(
         "--check", action="store_true", help="validate the config, print the schedule size, play nothing"
     )
     p.add_argument(
@@ -75,6 +82,28 @@ def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.Argume
         "every game against its schedule",
     )
     p.set_defaults(handler=cmd_tournament)
+
+
+def _executor(args: argparse.Namespace, executor: ExecutorSpec) -> ExecutorSpec | str:
+    """The config's executor with ``--dask``, ``--batch`` and ``--processes`` applied, or
+    what is wrong with them."""
+    if args.processes is not None:
+        if args.dask is not None or args.batch is not None:
+            return "--processes: not with --dask or --batch (processes: here; dask: on a cluster)"
+        if args.processes > MAX_PROCESSES:
+            return f"--processes: at most {MAX_PROCESSES}, got {args.processes}"
+        return ExecutorSpec(processes=args.processes)
+    if args.dask is not None:
+        if dask_address(args.dask) is None:
+            return f"--dask: expected a scheduler address like tcp://HOST:8786, got {printable(args.dask)!r}"
+        executor = dataclasses.replace(executor, dask=args.dask, processes=1)
+    if args.batch is not None:
+        if executor.dask is None:
+            return "--batch: only with --dask (or executor.dask in the config)"
+        if args.batch > MAX_BATCH:
+            return f"--batch: at most {MAX_BATCH} games, got {args.batch}"
+        executor = dataclasses.replace(executor, batch=args.batch)
+    return executor
 
 
 async def cmd_tournament(args: argparse.Namespace) -> int:
@@ -91,32 +120,11 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.concurrency is not None:
         config = dataclasses.replace(config, concurrency=args.concurrency)
-    if args.dask is not None or args.batch is not None:
-        executor = config.executor
-        if args.dask is not None:
-            if dask_address(args.dask) is None:
-                print(
-                    f"vastuz tournament: --dask: expected a scheduler address like tcp://HOST:8786, "
-                    f"got {printable(args.dask)!r}",
-                    file=sys.stderr,
-                )
-                return EXIT_USAGE
-            executor = dataclasses.replace(executor, dask=args.dask)
-        if args.batch is not None:
-            if executor.dask is None:
-                print(
-                    "vastuz tournament: --batch: only with --dask (or executor.dask in the config)",
-                    file=sys.stderr,
-                )
-                return EXIT_USAGE
-            if args.batch > MAX_BATCH:
-                print(
-                    f"vastuz tournament: --batch: at most {MAX_BATCH} games, got {args.batch}",
-                    file=sys.stderr,
-                )
-                return EXIT_USAGE
-            executor = dataclasses.replace(executor, batch=args.batch)
-        config = dataclasses.replace(config, executor=executor)
+    executor = _executor(args, config.executor)
+    if isinstance(executor, str):
+        print(f"vastuz tournament: {executor}", file=sys.stderr)
+        return EXIT_USAGE
+    config = dataclasses.replace(config, executor=executor)
     if args.check:
         sprt = config.schedule.sprt
         if sprt is not None:
@@ -131,6 +139,9 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
         where = ""
         if config.executor.dask is not None:
             where = f", on the Dask cluster at {config.executor.dask} (batches of {config.executor.batch})"
+        elif config.executor.processes > 1 and config.concurrency > 1:
+            processes = min(config.executor.processes, config.concurrency)
+            where = f", concurrency {config.concurrency} over {processes} referee processes"
         print(f"{args.config}: valid; {len(config.bots)} bots, {size}{where}, output {shown(config.output)}")
         return EXIT_OK
     try:

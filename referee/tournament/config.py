@@ -112,16 +112,21 @@ class LogSpec:
 DEFAULT_BATCH = 2
 """Games per cluster task: one colour-reversed pair."""
 MAX_BATCH = 1000
+MAX_PROCESSES = 256
 
 
 @dataclass(frozen=True)
 class ExecutorSpec:
     """The ``executor`` key: where games run. Without ``dask``, here (``concurrency`` games
-    at once); with ``dask: ADDRESS``, on that Dask scheduler's workers, ``batch`` games per
-    task. Not part of the fingerprint: a run may be resumed on another executor."""
+    at once, in ``processes`` referee processes); with ``dask: ADDRESS``, on that Dask
+    scheduler's workers, ``batch`` games per task. Not part of the fingerprint: a run may be
+    resumed on another executor."""
 
     dask: str | None = None
     batch: int = DEFAULT_BATCH
+    processes: int = 1
+    """Referee processes on this machine (without ``dask``): 1 plays every game in the
+    run's own process; more spread ``concurrency`` over that many (fast bots, many cores)."""
 
 
 @dataclass(frozen=True)

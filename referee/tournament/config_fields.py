@@ -28,6 +28,7 @@ from referee.tournament.config import (
     DEFAULT_SPRT_MAX_GAMES,
     MAX_BATCH,
     MAX_BOARD_SIZE,
+    MAX_PROCESSES,
     MIN_BOARD_SIZE,
     NAME_PATTERN,
     BotSpec,
@@ -79,7 +80,7 @@ _TOP_KEYS = (
     "logs",
     "executor",
 )
-_EXECUTOR_KEYS = ("dask", "batch")
+_EXECUTOR_KEYS = ("dask", "batch", "processes")
 _TIME_KEYS = ("per_move", "main", "increment", "margin")
 _SCHEDULE_KEYS = ("kind", "games_per_pair", "rounds", "challengers")
 _SPRT_KEYS = ("kind", "elo0", "elo1", "alpha", "beta", "model", "max_games")
@@ -286,12 +287,30 @@ class ConfigParser(FieldChecks):
         return out
 
     def executor(self, value: object) -> ExecutorSpec:
-        """``{dask: "tcp://HOST:8786", batch: GAMES}``: play on a Dask cluster."""
+        """``{dask: "tcp://HOST:8786", batch: GAMES}``: play on a Dask cluster; or
+        ``{processes: N}``: spread the games over N referee processes on this machine."""
         spec = self.mapping(
-            value, "executor", _EXECUTOR_KEYS, what='a mapping like {dask: "tcp://HOST:8786"}'
+            value,
+            "executor",
+            _EXECUTOR_KEYS,
+            what='a mapping like {processes: 4} or {dask: "tcp://HOST:8786"}',
         )
+        if "processes" in spec:
+            for other in ("dask", "batch"):
+                if other in spec:
+                    self.fail(
+                        f"executor.{other}",
+                        "not with executor.processes (processes: here; dask: on a cluster)",
+                    )
+            processes = self.integer(
+                spec["processes"], "executor.processes", minimum=1, maximum=MAX_PROCESSES
+            )
+            return ExecutorSpec(processes=processes)
         if "dask" not in spec:
-            self.fail("executor.dask", 'missing: the scheduler\'s address, like "tcp://HOST:8786"')
+            self.fail(
+                "executor.dask",
+                'missing: the scheduler\'s address, like "tcp://HOST:8786" (or executor.processes: N)',
+            )
         address = dask_address(spec["dask"])
         if address is None:
             self.fail(

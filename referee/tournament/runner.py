@@ -185,10 +185,22 @@ class Tournament:
         """Why no new game may start (the games in flight finish), raised at the end."""
 
     def _default_executor(self) -> Executor:
-        """The config's executor: here, or on a Dask cluster (only then is Dask imported)."""
+        """The config's executor: here (in this process, or over several referee processes),
+        or on a Dask cluster (only then is Dask imported)."""
         spec = self.config.executor
-        if spec.dask is None:
+        if spec.dask is None and (spec.processes == 1 or self.config.concurrency == 1):
             return LocalExecutor(self.settings, self.folder / LOGS, self.config.concurrency)
+        if spec.dask is None:
+            from referee.tournament.process_executor import ProcessExecutor
+
+            return ProcessExecutor(
+                self.settings,
+                self.folder / LOGS,
+                self.config.concurrency,
+                spec.processes,
+                say=self.say,
+                stop=self.stop_after_games_in_flight,
+            )
         from referee.tournament.dask_executor import DaskExecutor
 
         return DaskExecutor(

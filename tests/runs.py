@@ -1,0 +1,85 @@
+"""Running ``vastuz tournament`` the way a user does, as a process, for the tests of the
+executors: a config written to a temporary folder, slow bots that keep games in flight,
+and waits that end when a condition holds (a bound on the wait, never a timing check)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+from processes import processes_with
+
+from referee.tournament.results import ResultsFile
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKEBOT = ROOT / "tests" / "fake_bots" / "fakebot.py"
+
+
+def write_config(tmp_path: Path, bots: list[dict[str, object]], **overrides: object) -> Path:
+    data: dict[str, object] = {
+        "name": "c",
+        "board_size": 3,
+        "opening": "pie",
+        "time_control": {"per_move": 1.0, "margin": 0.5},
+        "schedule": {"kind": "round_robin", "games_per_pair": 4},
+        "output": str(tmp_path / "out"),
+        "bots": bots,
+    }
+    data.update(overrides)
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def slow_bots(marker: str, n: int = 3) -> list[dict[str, object]]:
+    """Each genmove waits 40 ms: a game lasts about a second, so batches are in flight."""
+    return [
+        {
+            "name": f"s{i}",
+            "command": [sys.executable, str(FAKEBOT), "--seed", str(i), "--fault", "slow", "--delay", "0.04"],
+            "cwd": str(ROOT),
+            "env": {"VASTUZ_TEST_MARKER": marker},
+        }
+        for i in range(n)
+    ]
+
+
+def vastuz(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def children_of(pid: int, marker: str) -> list[int]:
+    """Marked (bot) processes whose parent is ``pid``."""
+    found = []
+    for child in processes_with(marker):
+        try:
+            with open(f"/proc/{child}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            continue
+        if parent == pid:
+            found.append(child)
+    return found
+
+
+def wait_for(condition, what: str, proc: subprocess.Popen[str], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def recorded(folder: Path) -> int:
+    path = folder / "results.jsonl"
+    return len(ResultsFile(path).load().records) if path.exists() else 0
