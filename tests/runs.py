@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
@@ -83,3 +85,14 @@ def wait_for(condition, what: str, proc: subprocess.Popen[str], seconds: float =
 def recorded(folder: Path) -> int:
     path = folder / "results.jsonl"
     return len(ResultsFile(path).load().records) if path.exists() else 0
+
+
+@contextmanager
+def reaped(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """``proc``, killed and reaped if the test leaves while it still runs (a failed wait)."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()

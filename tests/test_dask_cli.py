@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import trio
 from processes import processes_with, wait_until_gone
-from runs import FAKEBOT, children_of, recorded, slow_bots, vastuz, wait_for, write_config
+from runs import FAKEBOT, children_of, reaped, recorded, slow_bots, vastuz, wait_for, write_config
 
 from referee.tournament.config_yaml import load_config
 from referee.tournament.results import ResultsFile
@@ -150,8 +150,7 @@ def test_a_worker_killed_mid_batch_loses_no_game_and_records_none_twice(tmp_path
     second, victim = cluster.worker("w2")
     cluster.wait_for_workers(2)
     path = write_config(tmp_path, slow_bots(marker))
-    run = vastuz("tournament", str(path), "--dask", cluster.address, "--standings-every", "0")
-    try:
+    with reaped(vastuz("tournament", str(path), "--dask", cluster.address, "--standings-every", "0")) as run:
         # Kill w2 while it is playing a batch (after the probe, which starts bots too): its
         # bots, children of the worker process, are running.
         wait_for(lambda: recorded(tmp_path / "out") >= 1, "a first recorded game", run)
@@ -159,10 +158,6 @@ def test_a_worker_killed_mid_batch_loses_no_game_and_records_none_twice(tmp_path
         victim.kill()
         victim.wait()
         out, err = run.communicate(timeout=300)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
     assert run.returncode == 0, err
     records = ResultsFile(tmp_path / "out" / "results.jsonl").load().records
     schedule = build_schedule(load_config(path))
@@ -229,16 +224,11 @@ def test_ctrl_c_stops_the_workers_batches_and_a_resume_completes_the_run(tmp_pat
     cluster.worker("w2")
     cluster.wait_for_workers(2)
     path = write_config(tmp_path, slow_bots(marker))
-    run = vastuz("tournament", str(path), "--dask", cluster.address, "--standings-every", "0")
-    try:
+    with reaped(vastuz("tournament", str(path), "--dask", cluster.address, "--standings-every", "0")) as run:
         wait_for(lambda: recorded(tmp_path / "out") >= 2, "two recorded games", run)
         wait_for(lambda: processes_with(marker), "bots in play", run)
         run.send_signal(signal.SIGINT)
         out, err = run.communicate(timeout=60)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
     assert run.returncode == 130, err
     assert "stopped after" in out
     # The stop event reached the workers: their batches closed their bots.

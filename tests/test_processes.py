@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 from processes import processes_with, wait_until_gone
-from runs import FAKEBOT, ROOT, recorded, slow_bots, vastuz, wait_for, write_config
+from runs import FAKEBOT, ROOT, reaped, recorded, slow_bots, vastuz, wait_for, write_config
 
 from referee.play.records import Termination
 from referee.tournament.config_yaml import load_config
@@ -104,17 +104,12 @@ def test_a_bots_faults_are_judged_as_in_one_process(tmp_path, marker):
 
 def test_a_referee_process_killed_mid_game_loses_only_its_games(tmp_path, marker):
     path = write_config(tmp_path, slow_bots(marker), concurrency=2, executor={"processes": 2})
-    run = vastuz("tournament", str(path), "--standings-every", "0")
-    try:
+    with reaped(vastuz("tournament", str(path), "--standings-every", "0")) as run:
         wait_for(lambda: recorded(tmp_path / "out") >= 1, "a first recorded game", run)
         wait_for(lambda: any(bots_of(p, marker) for p in referee_processes(run.pid)), "bots in play", run)
         victim = next(p for p in referee_processes(run.pid) if bots_of(p, marker))
         os.kill(victim, signal.SIGKILL)
         out, err = run.communicate(timeout=300)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
     assert run.returncode == 0, err
     counts = slots(tmp_path / "out")
     schedule = build_schedule(load_config(path))
@@ -127,18 +122,13 @@ def test_a_referee_process_killed_mid_game_loses_only_its_games(tmp_path, marker
 
 def test_ctrl_c_stops_every_referee_process_and_bot_and_a_resume_completes_the_run(tmp_path, marker):
     path = write_config(tmp_path, slow_bots(marker), concurrency=2, executor={"processes": 2})
-    run = vastuz("tournament", str(path), "--standings-every", "0")
-    try:
+    with reaped(vastuz("tournament", str(path), "--standings-every", "0")) as run:
         wait_for(lambda: recorded(tmp_path / "out") >= 2, "two recorded games", run)
         wait_for(lambda: processes_with(marker), "bots in play", run)
         children = referee_processes(run.pid)
         assert len(children) == 2
         run.send_signal(signal.SIGINT)
         out, err = run.communicate(timeout=60)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
     assert run.returncode == 130, err
     assert "stopped after" in out
     assert "Traceback" not in err
@@ -201,8 +191,7 @@ def test_a_second_ctrl_c_during_the_shutdown_ends_the_run_cleanly(tmp_path, mark
     path = write_config(
         tmp_path, bots, concurrency=2, executor={"processes": 2}, time_control={"per_move": 60, "margin": 0.3}
     )
-    run = vastuz("tournament", str(path))
-    try:
+    with reaped(vastuz("tournament", str(path))) as run:
         wait_for(lambda: len(processes_with(marker)) >= 4, "both games under way", run)
         children = referee_processes(run.pid)
         run.send_signal(signal.SIGINT)
@@ -213,10 +202,6 @@ def test_a_second_ctrl_c_during_the_shutdown_ends_the_run_cleanly(tmp_path, mark
             assert lines[-1], "the tournament ended without saying it was stopping"
         run.send_signal(signal.SIGINT)
         out, err = run.communicate(timeout=30)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
     assert run.returncode == 130, err
     assert "SIGINT: killing every bot now" in "".join(lines) + out, (lines, out)
     assert wait_until_gone(marker, 5) == []
