@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -50,6 +51,15 @@ def bots_of(parent: int, marker: str) -> list[int]:
         if int(stat[1]) == parent:
             found.append(pid)
     return found
+
+
+def asleep(pid: int) -> bool:
+    """Whether ``pid`` is in a sleep system call (nanosleep, clock_nanosleep on x86-64)."""
+    try:
+        call = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return False
+    return bool(call) and call[0] in ("35", "230")
 
 
 def slots(folder: Path) -> Counter[str]:
@@ -207,3 +217,39 @@ def test_a_second_ctrl_c_during_the_shutdown_ends_the_run_cleanly(tmp_path, mark
     assert wait_until_gone(marker, 5) == []
     assert all(not Path(f"/proc/{pid}").exists() for pid in children)
     assert recorded(tmp_path / "out") == 0  # nothing finished, nothing recorded
+
+
+def test_a_referee_process_told_to_kill_its_bots_kills_them_at_once(tmp_path, marker):
+    # SIGTERM is how the run's second Ctrl-C reaches a referee process: its bots (here
+    # hanging in genmove and ignoring SIGTERM themselves) are SIGKILLed at once. The run is
+    # a subreaper, so a bot the referee process left behind would live on as the run's.
+    ignore_term = ["sh", "-c", 'trap "" TERM; exec "$0" "$@"', sys.executable, str(FAKEBOT)]
+    bots = [
+        {
+            "name": f"h{i}",
+            "command": [*ignore_term, "--seed", str(i), "--fault", "hang"],
+            "cwd": str(ROOT),
+            "env": {"VASTUZ_TEST_MARKER": marker},
+        }
+        for i in range(3)
+    ]
+    path = write_config(
+        tmp_path, bots, concurrency=2, executor={"processes": 2}, time_control={"per_move": 60, "margin": 0.3}
+    )
+    with reaped(vastuz("tournament", str(path), subreaper=True)) as run:
+
+        def hanging() -> list[tuple[int, int]]:
+            """(referee process, bot) for each bot asleep in its genmove: the one that would
+            live on (its opponent, reading its input, leaves at the end of it)."""
+            return [(p, b) for p in referee_processes(run.pid) for b in bots_of(p, marker) if asleep(b)]
+
+        wait_for(lambda: hanging(), "a bot hanging in its genmove", run)
+        victim, bot = hanging()[0]
+        os.kill(victim, signal.SIGTERM)
+        deadline = time.monotonic() + 10  # a bound on the wait, not a timing check
+        while bot in processes_with(marker):
+            assert time.monotonic() < deadline, "the referee process's bot outlived its SIGTERM"
+            time.sleep(0.05)
+        run.send_signal(signal.SIGINT)
+        run.communicate(timeout=60)
+    assert wait_until_gone(marker, 10) == []

@@ -238,7 +238,11 @@ class ProcessExecutor:
 
     async def _play_one(self, game: ScheduledGame) -> Played | None:
         for lost in range(1, MAX_LOST_RUNS + 1):
-            ref = await self._least_busy()
+            try:
+                ref = await self._least_busy()
+            except RunStopped as exc:  # a replacement that would not start
+                self.stop(exc)
+                return None
             event = trio.Event()
             ref.waiting[game.slot] = event
             try:
@@ -255,7 +259,11 @@ class ProcessExecutor:
             if failure is not None:
                 raise RuntimeError(f"referee process {ref.name} failed playing {game.slot}:\n{failure}")
             status = ref.process.returncode
-            what = "exited" if status is None or status >= 0 else f"was killed by signal {-status}"
+            what = (
+                f"exited (status {status})"
+                if status is None or status >= 0
+                else f"was killed by signal {-status}"
+            )
             if lost == MAX_LOST_RUNS:
                 self.stop(RunStopped(f"{game.slot} was lost {lost} times with its referee process"))
                 return None

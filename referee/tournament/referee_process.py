@@ -61,24 +61,32 @@ async def serve(commands_fd: int, answers_fd: int) -> None:
             return
         await send(("done", played))
 
-    async with trio.open_nursery() as bots:
-        pool = settings.pool(bots, log_dir)
-        try:
-            async with trio.open_nursery() as games:
-                games.start_soon(_kill_on_sigterm, pool)
-                await send(("ready", os.getpid()))
-                while True:
-                    message = await reader.read()
-                    if not isinstance(message, tuple) or message[0] != "play":  # "stop", or the end
-                        break
-                    games.start_soon(play, pool, message[1])
-                games.cancel_scope.cancel()  # abandon the games in progress
-        finally:
-            await pool.aclose()
+    # The SIGTERM watcher outlives the pool's closing: the second Ctrl-C comes while the
+    # first one's orderly shutdown is closing the bots.
+    async with trio.open_nursery() as watcher:
+        async with trio.open_nursery() as bots:
+            pool = settings.pool(bots, log_dir)
+            await watcher.start(_kill_on_sigterm, pool)
+            try:
+                async with trio.open_nursery() as games:
+                    await send(("ready", os.getpid()))
+                    while True:
+                        message = await reader.read()
+                        if not isinstance(message, tuple) or message[0] != "play":  # "stop", or the end
+                            break
+                        games.start_soon(play, pool, message[1])
+                    games.cancel_scope.cancel()  # abandon the games in progress
+            finally:
+                await pool.aclose()
+        watcher.cancel_scope.cancel()
 
 
-async def _kill_on_sigterm(pool: BotPool) -> None:
+async def _kill_on_sigterm(
+    pool: BotPool, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+) -> None:
+    """SIGTERM: SIGKILL every bot's process group, then exit at once."""
     with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        task_status.started()
         async for _ in signals:
             pool.kill_all()
             os._exit(1)
