@@ -49,21 +49,9 @@ def slow_bots(marker: str, n: int = 3) -> list[dict[str, object]]:
     ]
 
 
-# The run made a "child subreaper" (prctl PR_SET_CHILD_SUBREAPER, kept across exec) before
-# it becomes vastuz: a process orphaned below it (a dead referee process's bot) is then its
-# child, not init's, so a test sees it live on unless something killed it. (Some machines'
-# init kills the orphans it inherits, which would hide a leak.)
-_SUBREAPER = (
-    "import ctypes, os, sys; ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0); "
-    "os.execv(sys.executable, [sys.executable, '-m', 'referee.cli', *sys.argv[1:]])"
-)
-
-
-def vastuz(*args: str, env: dict[str, str] | None = None, subreaper: bool = False) -> subprocess.Popen[str]:
-    """``vastuz ARGS`` as a process (with ``subreaper``, one that adopts the orphans below it)."""
-    start = [sys.executable, "-c", _SUBREAPER] if subreaper else [sys.executable, "-m", "referee.cli"]
+def vastuz(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [*start, *args],
+        [sys.executable, "-m", "referee.cli", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

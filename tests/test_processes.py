@@ -221,8 +221,9 @@ def test_a_second_ctrl_c_during_the_shutdown_ends_the_run_cleanly(tmp_path, mark
 
 def test_a_referee_process_told_to_kill_its_bots_kills_them_at_once(tmp_path, marker):
     # SIGTERM is how the run's second Ctrl-C reaches a referee process: its bots (here
-    # hanging in genmove and ignoring SIGTERM themselves) are SIGKILLed at once. The run is
-    # a subreaper, so a bot the referee process left behind would live on as the run's.
+    # hanging in genmove and ignoring SIGTERM themselves) are SIGKILLed at once. Watched: a
+    # bot asleep in its genmove, which nothing else would end (its opponent, reading its
+    # input, leaves at the end of it when the referee process is gone).
     ignore_term = ["sh", "-c", 'trap "" TERM; exec "$0" "$@"', sys.executable, str(FAKEBOT)]
     bots = [
         {
@@ -236,7 +237,7 @@ def test_a_referee_process_told_to_kill_its_bots_kills_them_at_once(tmp_path, ma
     path = write_config(
         tmp_path, bots, concurrency=2, executor={"processes": 2}, time_control={"per_move": 60, "margin": 0.3}
     )
-    with reaped(vastuz("tournament", str(path), subreaper=True)) as run:
+    with reaped(vastuz("tournament", str(path))) as run:
 
         def hanging() -> list[tuple[int, int]]:
             """(referee process, bot) for each bot asleep in its genmove: the one that would
