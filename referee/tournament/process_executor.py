@@ -14,7 +14,9 @@ bot's logs together stay within it.
 
 Failures: a child that dies (killed, out of memory) loses only its games in progress; a
 new child takes its place and those games are played again, at most
-:data:`MAX_LOST_RUNS` times each before the run stops (keeping its results). Stopping: the
+:data:`MAX_LOST_RUNS` times each before the run stops (keeping its results). A child killed
+outright cannot close its bots: they leave at the end of their input, as PROTOCOL.md asks
+of every bot (one busy thinking leaves when it next reads). Stopping: the
 first Ctrl-C makes every child abandon its games and close its bots; the second sends them
 SIGTERM, on which each kills its bots' process groups at once.
 """
