@@ -93,6 +93,8 @@ def test_the_executor_key_is_validated_and_not_part_of_the_fingerprint(tmp_path)
     assert on_cluster.executor == ExecutorSpec(dask="tcp://10.0.0.1:8786", batch=10)
     assert on_cluster.fingerprint() == plain.fingerprint()
     assert load_config(write_config(tmp_path, executor={"dask": "scheduler:8786"})).executor.batch == 2
+    spread = load_config(write_config(tmp_path, executor={"processes": 3}))
+    assert spread.executor == ExecutorSpec(processes=3) and spread.fingerprint() == plain.fingerprint()
 
 
 def test_a_batch_reuses_its_bots_and_a_probe_names_the_bots_that_cannot_start(tmp_path):
