@@ -53,6 +53,14 @@ def bots_of(parent: int, marker: str) -> list[int]:
     return found
 
 
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (exists and is not a zombie)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def asleep(pid: int) -> bool:
     """Whether ``pid`` is in a sleep system call (nanosleep, clock_nanosleep on x86-64)."""
     try:
@@ -254,3 +262,20 @@ def test_a_referee_process_told_to_kill_its_bots_kills_them_at_once(tmp_path, ma
         run.send_signal(signal.SIGINT)
         run.communicate(timeout=60)
     assert wait_until_gone(marker, 10) == []
+
+
+def test_referee_processes_whose_run_is_killed_close_their_bots_and_exit(tmp_path, marker):
+    # SIGKILL of the run itself: its referee processes see the end of their input, abandon
+    # their games, close their bots and exit, quietly (their stderr is the run's: read to
+    # its end, which comes when the last of them has exited).
+    path = write_config(tmp_path, slow_bots(marker), concurrency=2, executor={"processes": 2})
+    with reaped(vastuz("tournament", str(path), "--standings-every", "0")) as run:
+        wait_for(lambda: recorded(tmp_path / "out") >= 1, "a first recorded game", run)
+        wait_for(lambda: len(processes_with(marker)) >= 4, "both games under way", run)
+        children = referee_processes(run.pid)
+        assert len(children) == 2
+        run.kill()
+        _out, err = run.communicate(timeout=60)
+    assert "Traceback" not in err, err
+    assert [pid for pid in children if alive(pid)] == []  # stderr ended: they have exited
+    assert wait_until_gone(marker, 20) == []

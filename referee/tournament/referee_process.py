@@ -44,7 +44,10 @@ async def serve(commands_fd: int, answers_fd: int) -> None:
 
     async def send(message: object) -> None:
         async with sending:
-            await out.send_all(encode(message))
+            try:
+                await out.send_all(encode(message))
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass  # the run is gone: the end of stdin follows, and the bots are closed
 
     first = await reader.read()
     if first is None:
