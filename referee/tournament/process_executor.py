@@ -183,7 +183,7 @@ class ProcessExecutor:
                 if event is not None:
                     event.set()
         except (EOFError, ValueError, trio.BrokenResourceError, trio.ClosedResourceError):
-            pass
+            ref.process.kill()  # a broken stream: nothing it says can be trusted now
         finally:
             ref.alive = False
             with trio.CancelScope(shield=True):
