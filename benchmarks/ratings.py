@@ -1,6 +1,6 @@
 """Are the rating intervals and LOS honest? Coverage by simulation, and the standings' cost:
 ``python benchmarks/ratings.py [--reps 300] [--los-reps 1000] [--draws 400] [--seed 1]
-[--skip-timing] [--only coverage,los,pentanomial,timing]``.
+[--skip-timing] [--only coverage,los,pentanomial,timing,los-exact]``.
 
 Games are drawn from known ratings: every pairing plays colour-reversed opening pairs
 (the first seat gets ``--colour`` Elo of advantage), a game is drawn with probability
@@ -15,7 +15,11 @@ target is 93-97%.
 LOS rows: two equal bots; the share of repetitions in which the leader's "LOS next" is at
 least 99% after 10 games, and at least 95% after 40 games, the games counted as lone games
 (a match without pair keys) and as opening pairs. A calibrated LOS is a two-sided
-error rate here (whichever bot leads): about 2% and 10%.
+error rate here (whichever bot leads): about 2% and 10%. With 1,000 repetitions a row is
+good to about half a point (the 10-game lone row reads 3.1% on the default stream, 1.6%
+and 2.6% on seeds 2 and 3); ``--only los-exact`` computes that row instead of sampling it:
+every win/draw/loss count with its probability, times the share of bootstrap seeds that
+put its LOS over 99% (2.08% with 400 seeds per count).
 
 Pentanomial rows: 20 opening pairs at a gap of 0, 400 and 800; coverage of the interval of
 :func:`referee.ratings.elo.pentanomial` (the true value is the Elo of the true mean score
@@ -142,6 +146,38 @@ def los_rate(sim: Sim, games: int, threshold: float, reps: int, draws: int, pair
     return 100.0 * hits / reps
 
 
+def exact_los_rate(sim: Sim, games: int, threshold: float, draws: int, seeds: int) -> float:
+    """The false-confidence rate of the lone-games LOS row computed, not sampled: every
+    win/draw/loss count of ``games`` games between equal bots (half of them in each seat)
+    with its probability under the simulation's model, times the share of ``seeds``
+    bootstrap seeds that put that count's LOS at or over ``threshold`` (near the bound a
+    count's LOS depends on the seed: 1-1-8 after 10 games has a mean LOS of 0.99)."""
+    p = expected_score(sim.colour)
+    draw = sim.draw_rate * 4.0 * p * (1.0 - p)
+    seats = [{(1, 0, 0): p - draw / 2, (0, 1, 0): draw, (0, 0, 1): 1.0 - p - draw / 2}]
+    seats.append({(1, 0, 0): 1.0 - p - draw / 2, (0, 1, 0): draw, (0, 0, 1): p - draw / 2})
+    counts: dict[tuple[int, int, int], float] = {(0, 0, 0): 1.0}
+    for game in range(games):
+        grown: dict[tuple[int, int, int], float] = {}
+        for (w, d, lost), q in counts.items():
+            for (dw, dd, dl), r in seats[game % 2].items():
+                key = (w + dw, d + dd, lost + dl)
+                grown[key] = grown.get(key, 0.0) + q * r
+        counts = grown
+    rate = 0.0
+    for (w, d, lost), q in counts.items():
+        played = [GameResult("x", "y", 1.0)] * w + [GameResult("x", "y", 0.5)] * d
+        played += [GameResult("x", "y", 0.0)] * lost
+        if max(compute_ratings(played, bootstrap=draws, seed=0).los.values(), default=0.0) < threshold - 0.05:
+            continue  # far from the bound: no seed gets there
+        over = sum(
+            max(compute_ratings(played, bootstrap=draws, seed=s).los.values()) >= threshold
+            for s in range(seeds)
+        )
+        rate += q * over / seeds
+    return 100.0 * rate
+
+
 def pentanomial_coverage(sim: Sim, gap: float, pairs: int, reps: int) -> tuple[float, float]:
     truth = elo_from_score(sim.true_score(gap))
     tally = Tally()
@@ -219,7 +255,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--colour", type=float, default=30.0, help="first seat's advantage in Elo")
     parser.add_argument("--draw-rate", type=float, default=0.2, help="draw probability between equals")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--only", default="coverage,los,pentanomial,timing")
+    parser.add_argument(
+        "--exact-seeds", type=int, default=400, help="bootstrap seeds per outcome (los-exact)"
+    )
+    parser.add_argument(
+        "--only", default="coverage,los,pentanomial,timing", help="also: los-exact (3 minutes)"
+    )
     args = parser.parse_args(argv)
     parts = set(args.only.split(","))
     sim = Sim(args.colour, args.draw_rate, random.Random(args.seed))
@@ -244,6 +285,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 label = f"LOS >= {100 * threshold:.0f}% after {games} games ({kind})"
                 print(f"  {label:<45} {args.los_reps:>5} {rate:>6.1f}% {right:>9.0f}%")
 
+    def exact() -> None:
+        rate = exact_los_rate(sim, 10, 0.99, args.draws, args.exact_seeds)
+        label = "LOS >= 99% after 10 games (lone games)"
+        print(f"  {'two equal bots, every outcome':<45} {'seeds':>5} {'rate':>7} {'calibrated':>10}")
+        print(f"  {label:<45} {args.exact_seeds:>5} {rate:>6.2f}% {2:>9.0f}%")
+
     def penta() -> None:
         print(f"  {'20 pairs, true gap':<45} {'reps':>5} {'covers':>7} {'median width':>12}")
         for gap in (0.0, 400.0, 800.0):
@@ -258,6 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, title, run in (
         ("coverage", "95% intervals: coverage of the true ratings and gaps (target 93-97%)", covers),
         ("los", "LOS calibration (false confidence between equal bots)", calibration),
+        ("los-exact", "LOS calibration computed over every outcome (not sampled)", exact),
         ("pentanomial", "pentanomial 95% interval coverage", penta),
         ("timing", "standings cost", timing),
     ):
