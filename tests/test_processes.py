@@ -177,6 +177,11 @@ def test_the_processes_options_are_checked(tmp_path, marker):
     run = vastuz("tournament", str(path), "--check", "--processes", "3")
     out, err = run.communicate(timeout=60)
     assert run.returncode == 0 and "concurrency 4 over 3 referee processes" in out, err
+    run = vastuz("tournament", str(path), "--processes", "3", "--concurrency", "1", "--standings-every", "0")
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 0, err
+    assert "concurrency 1" in out and "referee processes asked for, but concurrency 1" in out, out
+    assert "referee processes:" not in out  # played here: no per-process summary
     for executor, message in [
         ({"processes": 0}, "executor.processes: expected an integer from 1 to 256, got 0"),
         ({"processes": "two"}, "executor.processes: expected an integer"),

@@ -355,6 +355,11 @@ class Tournament:
             f"{clock}, {size}, {self.executor.describe()}"
         )
         self.say(f"results: {shown(self.results.path)}")
+        if c.executor.dask is None and c.executor.processes > 1 and c.concurrency == 1:
+            self.say(
+                f"note: {c.executor.processes} referee processes asked for, but concurrency 1 plays one "
+                "game at a time: in this process"
+            )
         if progress.resumed:
             self.say(f"resuming: {progress.resumed} of {progress.total} games already played")
 
