@@ -195,12 +195,9 @@ def test_the_processes_options_are_checked(tmp_path, marker):
         assert "Traceback" not in err
 
 
-def test_a_second_ctrl_c_during_the_shutdown_ends_the_run_cleanly(tmp_path, marker):
-    # Bots that hang in their first genmove and ignore SIGTERM: after the first Ctrl-C the
-    # referee processes' orderly shutdown waits out the SIGTERM grace, and the second makes
-    # each of them kill its bots' process groups at once (SIGTERM to it). The end state is
-    # what the shutdown's own SIGKILL reaches a second later, so what is checked is that the
-    # second signal breaks nothing: exit 130, the message, no bot or referee process left.
+def hanging_config(tmp_path: Path, marker: str) -> Path:
+    """Three bots that hang in their first genmove and ignore SIGTERM, two games at once
+    over two referee processes, with a clock that never runs out in a test."""
     ignore_term = ["sh", "-c", 'trap "" TERM; exec "$0" "$@"', sys.executable, str(FAKEBOT)]
     bots = [
         {
@@ -211,9 +208,18 @@ def test_a_second_ctrl_c_during_the_shutdown_ends_the_run_cleanly(tmp_path, mark
         }
         for i in range(3)
     ]
-    path = write_config(
+    return write_config(
         tmp_path, bots, concurrency=2, executor={"processes": 2}, time_control={"per_move": 60, "margin": 0.3}
     )
+
+
+def test_a_second_ctrl_c_during_the_shutdown_ends_the_run_cleanly(tmp_path, marker):
+    # Bots that hang in their first genmove and ignore SIGTERM: after the first Ctrl-C the
+    # referee processes' orderly shutdown waits out the SIGTERM grace, and the second makes
+    # each of them kill its bots' process groups at once (SIGTERM to it). The end state is
+    # what the shutdown's own SIGKILL reaches a second later, so what is checked is that the
+    # second signal breaks nothing: exit 130, the message, no bot or referee process left.
+    path = hanging_config(tmp_path, marker)
     with reaped(vastuz("tournament", str(path))) as run:
         wait_for(lambda: len(processes_with(marker)) >= 4, "both games under way", run)
         children = referee_processes(run.pid)
@@ -237,19 +243,7 @@ def test_a_referee_process_told_to_kill_its_bots_kills_them_at_once(tmp_path, ma
     # hanging in genmove and ignoring SIGTERM themselves) are SIGKILLed at once. Watched: a
     # bot asleep in its genmove, which nothing else would end (its opponent, reading its
     # input, leaves at the end of it when the referee process is gone).
-    ignore_term = ["sh", "-c", 'trap "" TERM; exec "$0" "$@"', sys.executable, str(FAKEBOT)]
-    bots = [
-        {
-            "name": f"h{i}",
-            "command": [*ignore_term, "--seed", str(i), "--fault", "hang"],
-            "cwd": str(ROOT),
-            "env": {"VASTUZ_TEST_MARKER": marker},
-        }
-        for i in range(3)
-    ]
-    path = write_config(
-        tmp_path, bots, concurrency=2, executor={"processes": 2}, time_control={"per_move": 60, "margin": 0.3}
-    )
+    path = hanging_config(tmp_path, marker)
     with reaped(vastuz("tournament", str(path))) as run:
 
         def hanging() -> list[tuple[int, int]]:
