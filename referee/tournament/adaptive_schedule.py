@@ -54,20 +54,11 @@ from dataclasses import dataclass
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
 from referee.ratings.fit import fit_strengths, sigmoid, strongly_connected, with_prior
-from referee.tournament.schedule import ScheduledGame
+from referee.tournament.schedule import PairKeys, ScheduledGame
 
-PREFIX = "ad-"
-
-
-def pair_key(number: int) -> str:
-    return f"{PREFIX}{number:05d}"
-
-
-def pair_number(key: str | None) -> int | None:
-    """The pair's number from its key, None for a key that is not an adaptive pair's."""
-    if key is None or not key.startswith(PREFIX) or not key[len(PREFIX) :].isdigit():
-        return None
-    return int(key[len(PREFIX) :])
+PAIRS = PairKeys("ad-")
+pair_key = PAIRS.key
+pair_number = PAIRS.number
 
 
 @dataclass(frozen=True)

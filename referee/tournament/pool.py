@@ -28,7 +28,7 @@ from referee.play.logs import LogBudget
 from referee.play.process import BotProcess
 from referee.play.records import GameRecord, Termination
 from referee.play.spec import GameSpec
-from referee.tournament.config import DEFAULT_LOG_MAX_PER_BOT, TournamentConfig
+from referee.tournament.config import DEFAULT_LOG_MAX_PER_BOT
 
 Starts = list[tuple[str, str | None]]
 """Bot processes whose start a game saw: (label, why it could not start, or None)."""
@@ -84,7 +84,8 @@ def start_failure_text(bot: BotProcess) -> str | None:
 
 class BotPool:
     """Bot processes by bot name: idle ones waiting for their next game, and all live ones.
-    Tournaments (:meth:`for_config`) and matches keep their bots here alike.
+    Tournaments (:meth:`~referee.tournament.batch.GameSettings.pool`) and matches keep
+    their bots here alike.
 
     Every process is started in ``nursery`` (its reader and stderr tasks live there) and
     is closed by :meth:`release` or :meth:`aclose` before that nursery ends. ``options``
@@ -112,22 +113,6 @@ class BotPool:
         self.started = 0
         self.log_budgets = {name: LogBudget(log_max_per_bot) for name in self.commands}
         self._reported: weakref.WeakSet[BotProcess] = weakref.WeakSet()  # starts :meth:`play` reported
-
-    @classmethod
-    def for_config(
-        cls, config: TournamentConfig, nursery: trio.Nursery, log_dir: Path, transcripts: bool
-    ) -> BotPool:
-        """The pool of a tournament's bots."""
-        commands = {b.name: BotCommand(b.command, b.name, b.cwd, dict(b.env)) for b in config.bots}
-        return cls(
-            commands,
-            nursery,
-            log_dir,
-            transcripts,
-            log_max_per_bot=config.logs.max_per_bot,
-            board_size=config.board_size,
-            log_cap=config.logs.max_per_game,
-        )
 
     def take(self, name: str, game_id: str, seat: int) -> BotProcess:
         """An idle healthy process of bot ``name`` or a new (not yet started) one, logging

@@ -165,3 +165,20 @@ def schedule_games(
                         )
                     )
     return games
+
+
+@dataclass(frozen=True)
+class PairKeys:
+    """The pair keys of a plan that numbers its colour-reversed pairs as it goes (the SPRT
+    and adaptive schedules): ``PREFIX`` then five digits, and back."""
+
+    prefix: str
+
+    def key(self, number: int) -> str:
+        return f"{self.prefix}{number:05d}"
+
+    def number(self, key: str | None) -> int | None:
+        """The pair's number from its key, None for a key that is not one of these."""
+        if key is None or not key.startswith(self.prefix) or not key[len(self.prefix) :].isdigit():
+            return None
+        return int(key[len(self.prefix) :])
