@@ -56,9 +56,16 @@ class BotFault(Exception):
 
 
 class BotTimeout(BotFault):
-    """No complete answer before the deadline."""
+    """No complete answer at the referee's first look at or after the deadline. ``late``
+    is how long after the deadline that look came (seconds): the referee's own lateness."""
 
     termination = Termination.TIME
+
+    def __init__(
+        self, bot: str, command: str | None, detail: str, received: str | None = None, *, late: float = 0.0
+    ) -> None:
+        super().__init__(bot, command, detail, received)
+        self.late = late
 
 
 class BotCrashed(BotFault):

@@ -41,7 +41,14 @@ from protocol.messages import Command
 from referee.engine import Color, Position, TurnError
 from referee.play.clock import BotClock, describe
 from referee.play.command import BotCommand
-from referee.play.faults import BotFault, BotIllegal, BotProtocolError, BotResigned, BotStartError
+from referee.play.faults import (
+    BotFault,
+    BotIllegal,
+    BotProtocolError,
+    BotResigned,
+    BotStartError,
+    BotTimeout,
+)
 from referee.play.player import Exchange, Player
 from referee.play.process import DEFAULT_QUIT_GRACE, BotProcess
 from referee.play.records import (
@@ -59,10 +66,16 @@ from referee.play.records import (
 )
 from referee.play.replies import Pending
 from referee.play.spec import DEFAULT_STARTUP_TIMEOUT, GameSpec, Opening, OpeningKind
+from referee.play.watch import NOTICE
 
 log = logging.getLogger("referee.play.game")
 
 _FIXED_COLOURS = {Color.BLACK: 0, Color.WHITE: 1}
+
+
+def _late(exchange: Exchange) -> float | None:
+    """How late the referee looked at an answer, for its record entry (None: on time)."""
+    return round(exchange.late, 6) if exchange.late else None
 
 
 class _SeatFault(Exception):
@@ -241,6 +254,8 @@ class _Game:
         stats.requests += 1
         stats.bot_seconds += exchange.seconds
         stats.overhead_us += exchange.overhead * 1e6  # a sum until _fill_bots averages it
+        if exchange.late:
+            stats.looked_late(exchange.late)
         if thinking:
             stats.thinking_seconds += exchange.seconds
         if not exchange.response.ok:
@@ -313,14 +328,16 @@ class _Game:
             self.pos = self.pos.setup(black, white)
         except (ProtocolError, TurnError, ValueError) as exc:
             raise self._illegal(maker, exchange, f"bad setup: {exc}") from None
-        self.record.setup = SetupEntry(black, white, by=maker, seconds=round(exchange.seconds, 6))
+        self.record.setup = SetupEntry(
+            black, white, by=maker, seconds=round(exchange.seconds, 6), late=_late(exchange)
+        )
         self._queue(chooser, commands.setup(black, white), self.spec.command_timeout)
         exchange = await self._decide(chooser, commands.choose_color(), None)
         try:
             color = commands.parse_choose_color(exchange.response.text)
         except ProtocolError as exc:
             raise self._illegal(chooser, exchange, f"bad colour choice: {exc}") from None
-        self.record.choice = ChoiceEntry(chooser, color, round(exchange.seconds, 6))
+        self.record.choice = ChoiceEntry(chooser, color, round(exchange.seconds, 6), _late(exchange))
         self.seat_of = {color: chooser, color.opponent: maker}
 
     async def _given_opening(self, opening: Opening) -> None:
@@ -365,7 +382,12 @@ class _Game:
             raise self._illegal(seat, exchange, f"illegal turn: {exc}") from None
         self.record.turns.append(
             TurnEntry(
-                len(self.record.turns) + 1, color, turn, round(exchange.seconds, 6), self.clocks[seat].left
+                len(self.record.turns) + 1,
+                color,
+                turn,
+                round(exchange.seconds, 6),
+                self.clocks[seat].left,
+                late=_late(exchange),
             )
         )
         # Judged with the opponent's next decision, sent in the same write.
@@ -424,13 +446,17 @@ class _Game:
         record.outcome = Outcome.BLACK_WINS if winner_color is Color.BLACK else Outcome.WHITE_WINS
         record.winner = winner
         record.reason = f"{fault.termination.value}: {fault}"
+        late = fault.late if isinstance(fault, BotTimeout) else 0.0
         record.fault = FaultEntry(
             seat,
             fault.termination,
             fault.command,
             fault.received,
             None if seconds is None else round(seconds, 6),
+            round(late, 6) if late >= NOTICE else None,
         )
+        if late >= NOTICE:
+            self.stats[seat].looked_late(late)
 
     def _void(self, reason: str) -> None:
         record = self.record
@@ -452,6 +478,8 @@ class _Game:
                 bot_seconds=round(stats.bot_seconds, 6),
                 thinking_seconds=round(stats.thinking_seconds, 6),
                 overhead_us=round(stats.overhead_us / stats.requests, 1) if stats.requests else 0.0,
+                late=stats.late,
+                late_max=stats.late_max,
             )
 
 

@@ -150,7 +150,9 @@ class CappedLog:
 
 class Transcript:
     """Every protocol line with its direction (``>`` to the bot, ``<`` from it, ``!`` an
-    event) and the seconds since the transcript was opened."""
+    event) and the seconds since the transcript was opened. The header gives that moment
+    on the referee's monotonic clock (``time.perf_counter``, CLOCK_MONOTONIC on Linux), so
+    a line can be set beside what another process stamped on the same clock."""
 
     def __init__(self, path: Path | None, cap: int, budget: LogBudget | None = None) -> None:
         self._log = CappedLog(path, cap, budget)
@@ -158,7 +160,7 @@ class Transcript:
         self.enabled = path is not None
         if self.enabled:
             stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-            self._log.write(f"# transcript opened {stamp}\n".encode())
+            self._log.write(f"# transcript opened {stamp}, monotonic clock {self._t0:.6f}\n".encode())
 
     @property
     def problem(self) -> str | None:

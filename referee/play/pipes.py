@@ -43,6 +43,7 @@ from referee.play.logs import Transcript
 from referee.play.player import Exchange
 from referee.play.records import BotStats
 from referee.play.replies import Pending, Replies
+from referee.play.watch import NOTICE, LoopWatch
 
 log = logging.getLogger("referee.play.process")
 
@@ -84,6 +85,7 @@ class _BotPipes:
     _wait_deadline: float
     _timed_out: bool
     _alarm: trio.CancelScope | None
+    _watch: LoopWatch | None
     _stdin_fd: int
     _stdout_fd: int
     _idle_poll: select.poll
@@ -170,13 +172,25 @@ class _BotPipes:
         response = pending.response
         assert response is not None
         start = pending.start
-        seconds = pending.done_at - start
+        done_at = pending.done_at
+        seconds = done_at - start
+        # The referee's own lateness is never the bot's: a stall it was found at the end
+        # of is taken off the window (see referee.play.watch); an answer read after its
+        # deadline (accepted by the rule of _wait_for) says so, by how much.
+        watch = self._watch
+        late = 0.0 if watch is None else watch.late(done_at, start)
+        past = seconds - pending.timeout
+        if late or past > 0:
+            seconds -= late
+            late = max(late, past)
+            if late < NOTICE and past <= 0:
+                late = 0.0
         stats = self.stats
         stats.requests += 1
         stats.bot_seconds += seconds
-        overhead = pending.cost + time.perf_counter() - max(entered, pending.done_at)
+        overhead = pending.cost + time.perf_counter() - max(entered, done_at)
         stats.overhead_us += (overhead * 1e6 - stats.overhead_us) / stats.requests  # running mean
-        return Exchange(pending.command, response, seconds, overhead)
+        return Exchange(pending.command, response, seconds, overhead, late)
 
     def _write_now(self) -> bool:
         """The usual write: everything queued in one ``os.write`` that the pipe takes whole.
@@ -267,29 +281,38 @@ class _BotPipes:
     async def _wait_for(self, pending: Pending, *, wrote: bool = False) -> None:
         """Read stdout until ``pending`` is answered or the bot is at fault; past its
         deadline (``timeout`` after :attr:`Pending.start`) raise :class:`BotTimeout`.
-        Whatever is there already is read without scheduling; a real wait sleeps in
-        ``wait_readable``, woken by the bot's output, by the timer at the deadline (see
-        :meth:`_timer`), or by the exit watcher."""
+
+        The rule of the deadline, the same whichever task trio runs first: the answer is
+        judged on what stdout holds at the referee's first look at or after the deadline.
+        Every wake-up (the bot's output, the timer at the deadline, the exit watcher) is
+        followed by a look, a read that does not wait; an answer that look completes is
+        the bot's, however late the referee looked (the record says by how much), and only
+        a look at or after the deadline that finds no complete answer is a loss on time.
+        So an answer complete in the pipe before the deadline is never lost to a late
+        timer, a busy loop or a stopped referee, and the reader running before the timer
+        cannot accept what the timer's look would have refused."""
         replies = self._replies
         self._reading = True
+        looked = 0.0
+        deadline = pending.start + pending.timeout  # on the stamps' clock (perf_counter)
         try:
             if self._reader_done.is_set():
                 self._end_of_output(again=True)
             elif not wrote:  # just written: its answer is not there yet (a wait finds it if it is)
+                looked = time.perf_counter()
                 self._read_available()
-            if pending.response is None and replies.fault is None:
-                start = pending.start
-                # The deadline as trio's clock sees it: ``timeout`` after the start. The
-                # timer task's alarm carries it (far cheaper than a cancel scope per wait);
-                # it need only be no later than this deadline: an earlier alarm wakes the
-                # timer, which sets it again to the deadline of the wait then going on.
-                deadline = trio.current_time() + (start + pending.timeout - time.perf_counter())
+            if pending.response is None and replies.fault is None and looked < deadline:
+                # The deadline as trio's clock sees it. The timer task's alarm carries it
+                # (far cheaper than a cancel scope per wait); it need only be no later than
+                # this deadline: an earlier alarm wakes the timer, which sets it again to
+                # the deadline of the wait then going on.
+                trio_deadline = trio.current_time() + (deadline - time.perf_counter())
                 self._waiting = pending
-                self._wait_deadline = deadline
+                self._wait_deadline = trio_deadline
                 self._timed_out = False
                 alarm = self._alarm
-                if alarm is not None and deadline < alarm.deadline:
-                    alarm.deadline = deadline
+                if alarm is not None and trio_deadline < alarm.deadline:
+                    alarm.deadline = trio_deadline
                 fd = self._stdout_fd
                 while pending.response is None and replies.fault is None:
                     if self._reader_done.is_set():  # stdout closed under us: a crash
@@ -297,28 +320,33 @@ class _BotPipes:
                         break
                     try:
                         if alarm is None:  # no timer (the bot is closing): a scope of our own
-                            with trio.move_on_at(deadline):
+                            with trio.move_on_at(trio_deadline):
                                 await trio.lowlevel.wait_readable(fd)
-                            self._timed_out = trio.current_time() >= deadline
                         else:
                             await trio.lowlevel.wait_readable(fd)
                     except (trio.ClosedResourceError, OSError, ValueError):
                         pass  # the timer or the exit watcher woke us, or aclose closed stdout
-                    if self._timed_out:
+                    looked = time.perf_counter()
+                    self._read_available()  # the look: also after the timer woke us
+                    if self._timed_out or looked >= deadline:
                         break
-                    self._read_available()
         finally:
             self._reading = False
             self._waiting = None
             self._wait_deadline = math.inf
         if pending.response is None and replies.fault is None:
             timeout = pending.timeout
-            self._transcript.line("!", f"no complete answer within {timeout:.3f} s")
+            late = looked - deadline
+            detail = f"no complete answer within {timeout:.3f} s"
+            if late >= NOTICE:
+                detail += f" (the referee looked {late * 1e3:.0f} ms after the deadline, a stall of its own)"
+            self._transcript.line("!", detail)
             raise BotTimeout(
                 self.label,
                 pending.text,
-                f"no complete answer within {timeout:.3f} s",
+                detail,
                 pending.excerpt() if pending.received else None,
+                late=max(0.0, late),
             )
 
     def _read_available(self) -> None:

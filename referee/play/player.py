@@ -22,13 +22,18 @@ if TYPE_CHECKING:
 @dataclass
 class Exchange:
     """One answered command: the response and the bot's time for it, in seconds (from just
-    before the command was written to the arrival of the response's final line).
-    ``overhead`` is the referee's own time inside the request call outside that window."""
+    before the command was written to the arrival of the response's final line, less any
+    stall of the referee's it was found at the end of). ``overhead`` is the referee's own
+    time inside the request call outside that window. ``late``, when not 0, is how late the
+    referee looked: a stall it found the answer at the end of (at least
+    :data:`referee.play.watch.NOTICE`), or the time past the deadline of an answer it read
+    after its deadline."""
 
     command: Command
     response: Response
     seconds: float
     overhead: float = 0.0
+    late: float = 0.0
 
 
 class Player(Protocol):

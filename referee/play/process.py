@@ -65,6 +65,7 @@ from referee.play.pipes import _READ_SIZE, _BotPipes, _status
 from referee.play.records import BotStats
 from referee.play.replies import Pending, Replies
 from referee.play.spec import DEFAULT_COMMAND_TIMEOUT, DEFAULT_STARTUP_TIMEOUT
+from referee.play.watch import LoopWatch
 
 log = logging.getLogger("referee.play.process")
 
@@ -160,6 +161,7 @@ class BotProcess(_BotPipes):
         self._wait_deadline = math.inf  # ... and its deadline, on trio's clock
         self._timed_out = False  # the deadline woke the waiting request
         self._alarm: trio.CancelScope | None = None  # the deadline timer's scope (see _timer)
+        self._watch: LoopWatch | None = None  # how late the referee looked (while running)
         self._stdin_fd = -1
         self._stdout_fd = -1
         # Whether stdout holds anything (or has ended) while idle, without a read that
@@ -226,16 +228,21 @@ class BotProcess(_BotPipes):
             self.start_failure = BotStartError(f"bot {self.label}: cannot start {self.command!r}: {exc}")
             raise self.start_failure from exc
         self.pid = self._process.pid
+        # The tasks first: the close waits for the stderr drain's end, so nothing that could
+        # raise (a bug of ours) may come between the spawn and the drain's start.
+        nursery.start_soon(self._drain_stderr, name=f"{self.label}-stderr")
+        nursery.start_soon(self._watch_exit, name=f"{self.label}-exit")
+        nursery.start_soon(self._timer, name=f"{self.label}-timer")
         # trio's pipes on Unix: non-blocking file descriptors, read and written directly.
         stdin, stdout = self._process.stdin, self._process.stdout
         assert isinstance(stdin, trio.lowlevel.FdStream) and isinstance(stdout, trio.lowlevel.FdStream)
         self._stdin_fd = stdin.fileno()
         self._stdout_fd = stdout.fileno()
         self._idle_poll.register(self._stdout_fd, select.POLLIN)
+        self._watch = LoopWatch.current()
+        if self._watch is not None:
+            self._watch.hold()
         self._transcript.line("!", f"started pid {self.pid}: {self.command}")
-        nursery.start_soon(self._drain_stderr, name=f"{self.label}-stderr")
-        nursery.start_soon(self._watch_exit, name=f"{self.label}-exit")
-        nursery.start_soon(self._timer, name=f"{self.label}-timer")
         try:
             await self._handshake()
         except BotFault as fault:
@@ -420,6 +427,14 @@ class BotProcess(_BotPipes):
         if self._alarm is not None:
             self._alarm.cancel()  # the timer ends (waits of the close have scopes of their own)
             self._alarm = None
+        try:
+            await self._close_process(process)
+        finally:
+            if self._watch is not None:
+                self._watch.release()
+                self._watch = None
+
+    async def _close_process(self, process: trio.Process) -> None:
         if self._unreceived and self.healthy and process.returncode is None:
             # Answers nobody waited for (a game that ended on the answer before them): a
             # healthy bot gives them, then quits, rather than being killed.

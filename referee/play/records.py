@@ -83,12 +83,22 @@ class BotStats:
     written to the end of its response); ``thinking_seconds`` the part spent on decisions
     (``genmove``, ``gensetup``, ``choose_color``), which is what its clock is charged.
     ``overhead_us`` is the referee's own mean time per request inside the request call but
-    outside the bot's window (formatting, logging, waking up), in microseconds."""
+    outside the bot's window (formatting, logging, waking up), in microseconds.
+    ``late`` counts the requests whose answer (or deadline) the referee looked at late
+    (see :mod:`referee.play.watch`) and ``late_max`` is the worst of those, in seconds;
+    both are left out of a record while ``late`` is 0."""
 
     requests: int = 0
     bot_seconds: float = 0.0
     thinking_seconds: float = 0.0
     overhead_us: float = 0.0
+    late: int = 0
+    late_max: float = 0.0
+
+    def looked_late(self, seconds: float) -> None:
+        """Count one request the referee looked at ``seconds`` late."""
+        self.late += 1
+        self.late_max = max(self.late_max, round(seconds, 6))
 
 
 @dataclass
@@ -114,27 +124,33 @@ class BotEntry:
 @dataclass
 class SetupEntry:
     """The two pie-rule stones. ``by`` is the seat that made them, ``None`` when the
-    referee gave them (book or random openings); ``seconds`` is the maker's time."""
+    referee gave them (book or random openings); ``seconds`` is the maker's time;
+    ``late`` how late the referee looked (left out of a record when None: on time)."""
 
     black: str
     white: str
     by: int | None = None
     seconds: float | None = None
+    late: float | None = None
 
 
 @dataclass
 class ChoiceEntry:
-    """The pie-rule choice: seat ``by`` took ``color`` after ``seconds``."""
+    """The pie-rule choice: seat ``by`` took ``color`` after ``seconds`` (``late`` as for a
+    turn)."""
 
     by: int
     color: Color
     seconds: float
+    late: float | None = None
 
 
 @dataclass
 class TurnEntry:
     """One turn. ``opening`` turns were given by the referee (``seconds`` is None);
-    ``left`` is the mover's Fischer time left after the turn (None under per-move limits)."""
+    ``left`` is the mover's Fischer time left after the turn (None under per-move limits);
+    ``late`` how late the referee looked at the answer, when it did (None: on time; left
+    out of a record then)."""
 
     number: int
     color: Color
@@ -142,19 +158,22 @@ class TurnEntry:
     seconds: float | None = None
     left: float | None = None
     opening: bool = False
+    late: float | None = None
 
 
 @dataclass
 class FaultEntry:
     """The bot fault that ended a game: the seat, the command, what the bot sent, and how
     long that answer (or the wait for it) took; ``seconds`` is None in records written
-    before it was kept."""
+    before it was kept. ``late``: for a loss on time, how long after the deadline the
+    referee looked (None: on time, and left out of a record)."""
 
     seat: int
     kind: Termination
     command: str | None
     received: str | None
     seconds: float | None = None
+    late: float | None = None
 
 
 @dataclass(frozen=True)
@@ -242,10 +261,17 @@ class GameRecord:
             "bots": [_bot_to_dict(b) for b in self.bots],
             "black": self.black,
             "white": self.white,
-            "setup": None if self.setup is None else vars(self.setup).copy(),
+            "setup": None if self.setup is None else _without_late(vars(self.setup)),
             "choice": None
             if self.choice is None
-            else {"by": self.choice.by, "color": self.choice.color.value, "seconds": self.choice.seconds},
+            else _without_late(
+                {
+                    "by": self.choice.by,
+                    "color": self.choice.color.value,
+                    "seconds": self.choice.seconds,
+                    "late": self.choice.late,
+                }
+            ),
             "result": self.result,
             "outcome": self.outcome.value,
             "termination": self.termination.value,
@@ -253,13 +279,16 @@ class GameRecord:
             "reason": self.reason,
             "fault": None
             if self.fault is None
-            else {
-                "seat": self.fault.seat,
-                "kind": self.fault.kind.value,
-                "command": self.fault.command,
-                "received": self.fault.received,
-                "seconds": self.fault.seconds,
-            },
+            else _without_late(
+                {
+                    "seat": self.fault.seat,
+                    "kind": self.fault.kind.value,
+                    "command": self.fault.command,
+                    "received": self.fault.received,
+                    "seconds": self.fault.seconds,
+                    "late": self.fault.late,
+                }
+            ),
             "score": None if self.score is None else list(self.score),
             "started_at": self.started_at,
             "ended_at": self.ended_at,
@@ -300,7 +329,7 @@ class GameRecord:
                 setup=None if setup is None else SetupEntry(**setup),
                 choice=None
                 if choice is None
-                else ChoiceEntry(choice["by"], Color(choice["color"]), choice["seconds"]),
+                else ChoiceEntry(choice["by"], Color(choice["color"]), choice["seconds"], choice.get("late")),
                 turns=[_turn_from_dict(t) for t in data["turns"]],
                 result=data["result"],
                 outcome=Outcome(data["outcome"]),
@@ -315,6 +344,7 @@ class GameRecord:
                     fault["command"],
                     fault["received"],
                     fault.get("seconds"),
+                    fault.get("late"),
                 ),
                 score=None if score is None else (score[0], score[1]),
                 started_at=data["started_at"],
@@ -337,9 +367,20 @@ class GameRecord:
         return cls.from_dict(data)
 
 
+def _without_late(fields: dict[str, Any]) -> dict[str, Any]:
+    """A copy without ``late`` when it is None: records of games the referee looked at on
+    time read exactly as they did before the field was kept."""
+    out = dict(fields)
+    if out.get("late", 0) is None:
+        del out["late"]
+    return out
+
+
 def _bot_to_dict(bot: BotEntry) -> dict[str, Any]:
     out = {k: v for k, v in vars(bot).items() if k != "stats"}
-    out["stats"] = vars(bot.stats).copy()
+    stats = out["stats"] = vars(bot.stats).copy()
+    if not bot.stats.late:
+        del stats["late"], stats["late_max"]
     return out
 
 
@@ -350,7 +391,7 @@ def _bot_from_dict(data: dict[str, Any]) -> BotEntry:
 
 
 def _turn_to_dict(turn: TurnEntry) -> dict[str, Any]:
-    out = vars(turn).copy()
+    out = _without_late(vars(turn))
     out["color"] = turn.color.value
     return out
 
@@ -420,7 +461,7 @@ class GameSummary:
             termination=record.termination,
             fault=None
             if record.fault is None
-            else FaultEntry(record.fault.seat, record.fault.kind, None, None),
+            else FaultEntry(record.fault.seat, record.fault.kind, None, None, late=record.fault.late),
             pair_key=record.pair_key,
             bots=(_bot_summary(record.bots[0]), _bot_summary(record.bots[1])),
             moves=_moves_key(
@@ -430,7 +471,13 @@ class GameSummary:
 
 
 def _bot_summary(bot: BotEntry) -> BotSummary:
-    return BotSummary(bot.label, BotStats(requests=bot.stats.requests, overhead_us=bot.stats.overhead_us))
+    stats = bot.stats
+    return BotSummary(
+        bot.label,
+        BotStats(
+            requests=stats.requests, overhead_us=stats.overhead_us, late=stats.late, late_max=stats.late_max
+        ),
+    )
 
 
 def _moves_key(
@@ -489,7 +536,7 @@ def parse_summary(line: bytes) -> GameSummary:
             termination=Termination(data["termination"]),
             fault=None
             if fault is None
-            else FaultEntry(fault["seat"], Termination(fault["kind"]), None, None),
+            else FaultEntry(fault["seat"], Termination(fault["kind"]), None, None, late=fault.get("late")),
             pair_key=None if slot is None else slot["pair_key"],
             bots=(_bot_summary_of(bots[0]), _bot_summary_of(bots[1])),
             moves=_moves_key(
@@ -505,5 +552,11 @@ def parse_summary(line: bytes) -> GameSummary:
 def _bot_summary_of(data: dict[str, Any]) -> BotSummary:
     stats = data["stats"]
     return BotSummary(
-        str(data["label"]), BotStats(requests=int(stats["requests"]), overhead_us=float(stats["overhead_us"]))
+        str(data["label"]),
+        BotStats(
+            requests=int(stats["requests"]),
+            overhead_us=float(stats["overhead_us"]),
+            late=int(stats.get("late", 0)),
+            late_max=float(stats.get("late_max", 0.0)),
+        ),
     )

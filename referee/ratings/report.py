@@ -22,6 +22,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from referee.play.lateness import Lateness
 from referee.play.records import FORFEITS, GameRecord, GameSummary, Termination
 from referee.ratings.elo import GameResult, Gap, Pentanomial, Ratings, compute_ratings
 from referee.ratings.pentanomial import pentanomial_table
@@ -106,6 +107,7 @@ class Standings:
     confidence: float = 0.95  # of every interval
     sprt: dict[str, Any] | None = None  # an SPRT's state (SprtStatus.to_json), when the run is one
     sprt_words: str | None = None  # ... and its outcome in words
+    lateness: Lateness = field(default_factory=Lateness)  # where the referee looked late
 
 
 def _finite(x: float | None) -> float | None:
@@ -197,7 +199,15 @@ def standings(
     pairs = pentanomial_table(results, order) if any(g.pair is not None for g in results) else []
     overhead = {name: (overhead_sum[name] / overhead_n[name], overhead_n[name]) for name in overhead_n}
     return Standings(
-        lines, cross, pairs, len(records), void, list(ratings.warnings), overhead, ratings.anchor
+        lines,
+        cross,
+        pairs,
+        len(records),
+        void,
+        list(ratings.warnings),
+        overhead,
+        ratings.anchor,
+        lateness=Lateness.of(records),
     )
 
 
@@ -360,6 +370,9 @@ def render_text(st: Standings, *, title: str = "", markdown: bool = False) -> st
         out.append("")
         parts = [f"{name} {us:.0f} µs" for name, (us, _) in sorted(st.overhead.items())]
         out.append("referee overhead per request (outside the bots' clocks): " + ", ".join(parts))
+    late = st.lateness.line()
+    if late is not None:
+        out.append(late)
     if st.sprt_words is not None:
         out.extend(["", "## SPRT" if markdown else "SPRT", "", st.sprt_words])
     if st.warnings:
@@ -396,6 +409,7 @@ def standings_json(st: Standings) -> dict[str, Any]:
         "pairs": [_pair_json(p) for p in st.pairs],
         "warnings": list(st.warnings),
         "overhead_us": {name: round(us, 1) for name, (us, _) in sorted(st.overhead.items())},
+        "referee_lateness": st.lateness.to_json(),
         **({} if st.sprt is None else {"sprt": st.sprt}),
     }
 

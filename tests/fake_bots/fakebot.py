@@ -29,6 +29,7 @@ COMMAND_FAULTS = {
     "illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal",
     "bad-gensetup", "bad-color", "wrong-score", "resign", "accept-illegal", "exit-leave-child",
     "replay", "chatty", "accept-malformed", "accept-extra-steal", "accept-steal-onto-occupied",
+    "stop-referee",
 }  # fmt: skip
 # Faults that are about one command whatever --at says.
 FIXED_COMMAND = {
@@ -61,6 +62,15 @@ def write(data: bytes) -> None:
     sys.stdout.buffer.flush()
 
 
+def _stopped(pid: int) -> bool:
+    """Whether process ``pid`` is stopped (state T in /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "T"
+    except OSError:
+        return False
+
+
 def sleep_forever() -> None:
     while True:
         time.sleep(3600)
@@ -75,6 +85,8 @@ class FakeBot:
         self.after = args.after
         self.delay = args.delay
         self.delay_file = args.delay_file
+        self.stop = args.stop
+        self.answer_after = args.answer_after
         self.minimal = args.minimal
         self.seen: dict[str, int] = {}
         self.pos = Position.new(7)
@@ -130,6 +142,24 @@ class FakeBot:
             sleep_forever()
         if fault == "slow":
             time.sleep(self.current_delay())
+            return False
+        if fault == "stop-referee":
+            # Stops the referee (our parent) with SIGSTOP for --stop seconds, a helper of its
+            # own sending the SIGCONT, and answers at once (the answer is in the pipe while
+            # the referee cannot look, across the deadline) or --answer-after seconds after
+            # the referee runs again (a bot later than a late referee).
+            referee = os.getppid()
+            wake = f"import os, signal, time; time.sleep({self.stop}); os.kill({referee}, signal.SIGCONT)"
+            subprocess.Popen([sys.executable, "-c", wake], start_new_session=True)
+            os.kill(referee, signal.SIGSTOP)
+            if self.answer_after:  # counted from the referee's resumption
+                settle = time.monotonic() + 5
+                while not _stopped(referee) and time.monotonic() < settle:  # the stop lands
+                    time.sleep(0.001)
+                while _stopped(referee):
+                    time.sleep(0.01)
+                time.sleep(self.answer_after)
+            self.fault = None  # once
             return False
         if fault == "crash":
             os._exit(3)
@@ -297,6 +327,13 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=5.0, help="seconds the 'slow' fault waits")
     parser.add_argument("--delay-file", help="read the 'slow' fault's seconds from this file (0 if missing)")
     parser.add_argument("--minimal", action="store_true", help="list no optional commands")
+    parser.add_argument("--stop", type=float, default=1.0, help="seconds 'stop-referee' stops the referee")
+    parser.add_argument(
+        "--answer-after",
+        type=float,
+        default=0.0,
+        help="'stop-referee' answers this long after the referee runs again (0: at once)",
+    )
     args = parser.parse_args()
     FakeBot(args).run()
 
