@@ -7,10 +7,11 @@ games are drawn from known ratings (colour-reversed pairs, some draws; round rob
 several sizes and a gauntlet), written as a minimal PGN file (tags and result only, no
 moves), and rated twice: by Ordo in maximum-likelihood mode on the logistic scale (white
 advantage 0, pool average 0, ``-z`` set so 76% is the logistic 400-point value), and by
-:func:`referee.ratings.elo.compute_ratings` (mean 0, no draws needed for the estimate).
+:func:`referee.ratings.elo.compute_ratings` (mean 0, no intervals needed for the estimate).
 Prints the largest absolute difference per case and overall; the target is 0.005 Elo.
-Cases where some bot has a perfect score are skipped (the estimate is infinite, and the
-two tools regularise it differently).
+Cases where the maximum likelihood is infinite (a bot with a perfect score, or any set of
+bots that never dropped a point to the rest) are skipped: we report bounds there, and
+Ordo has its own treatment of such players.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         games = simulate(true, pairings, pairs, rng)
         ours = compute_ratings(games, bootstrap=0)
         if any(x.bound is not None for x in ours.ratings):
-            print(f"  {name:<40} skipped: a perfect score")
+            print(f"  {name:<40} skipped: an infinite maximum likelihood (bounds)")
             continue
         theirs = ordo_ratings(args.ordo, games)
         diff = max(abs(x.elo - theirs[x.name]) for x in ours.ratings if x.elo is not None)

@@ -1,7 +1,10 @@
-"""Tests for referee.ratings.elo: the Bradley-Terry fit, its intervals, LOS and pentanomial stats."""
+"""Tests for referee.ratings.elo: the Bradley-Terry fit, its intervals, LOS and pentanomial stats.
+
+The intervals' method and its bounds have their own tests in tests/test_intervals.py."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Mapping
@@ -182,7 +185,10 @@ def test_draws_count_as_half_points() -> None:
         assert x.rating(name).elo == pytest.approx(y.rating(name).elo, abs=1e-7)
 
 
-def test_perfect_scores_are_finite_ordered_and_warned() -> None:
+def test_perfect_scores_are_bounds_ordered_and_warned() -> None:
+    """The maximum likelihood puts ``top`` infinitely high and ``bottom`` infinitely low:
+    they are bounds, and ``mid`` and ``low`` keep the estimate of their own games (one
+    virtual draw per pairing, the old regularisation, pulled every gap in)."""
     games = (
         _results("top", "mid", 10, 0, 0)
         + _results("top", "low", 10, 0, 0)
@@ -192,17 +198,24 @@ def test_perfect_scores_are_finite_ordered_and_warned() -> None:
     )
     r = compute_ratings(games, bootstrap=100)
     assert [x.name for x in r.ratings] == ["top", "mid", "low", "bottom"]
-    assert all(math.isfinite(v) for x in r.ratings for v in (x.elo, x.low, x.high))
+    assert [x.bound for x in r.ratings] == ["lower", None, None, "upper"]
+    top, mid, low, bottom = r.ratings
+    assert top.elo == top.high == math.inf and top.low is not None and top.low > mid.elo
+    assert bottom.elo == bottom.low == -math.inf and bottom.high is not None and bottom.high < low.elo
+    diff = 400 * math.log10(7 / 3)
+    assert mid.elo == pytest.approx(diff / 2, abs=1e-6) and low.elo == pytest.approx(-diff / 2, abs=1e-6)
+    assert r.scale == {0: ("low", "mid")}
     assert any("top won every game" in w and "lower bound" in w for w in r.warnings)
     assert any("bottom lost every game" in w and "upper bound" in w for w in r.warnings)
-    assert any("virtual draw" in w for w in r.warnings)
+    assert any("infinite by maximum likelihood" in w and "{low, mid} have estimates" in w for w in r.warnings)
     # Deterministic: same data, same answer.
     assert compute_ratings(games, bootstrap=100) == r
 
 
-def test_group_that_never_lost_a_point_is_regularised() -> None:
+def test_group_that_never_lost_a_point_is_a_bound() -> None:
     """No single bot is perfect, yet {a, b} never dropped a point to {c, d}: the maximum
-    likelihood gap is infinite, so the prior applies with a warning."""
+    likelihood gap is infinite, so {a, b} are lower bounds over {c, d}, with a warning;
+    the gap between a and b, who played each other, is an ordinary estimate."""
     games = (
         _results("a", "b", 3, 1, 3)
         + _results("c", "d", 3, 1, 3)
@@ -211,7 +224,11 @@ def test_group_that_never_lost_a_point_is_regularised() -> None:
     )
     r = compute_ratings(games, bootstrap=20)
     assert {x.name for x in r.ratings[:2]} == {"a", "b"}
-    assert all(math.isfinite(x.elo) for x in r.ratings)
+    assert [x.bound for x in r.ratings] == ["lower", "lower", None, None]
+    assert all(math.isfinite(x.elo) for x in r.ratings[2:])
+    first, second = r.ratings[0].name, r.ratings[1].name
+    gap = r.gaps[(first, second)]
+    assert gap.elo == pytest.approx(0, abs=1e-9) and gap.low < 0 < gap.high
     assert any("never scored" in w for w in r.warnings)
     assert not any("every game" in w for w in r.warnings)
 
@@ -264,21 +281,21 @@ def test_ordering_ties_by_name() -> None:
 # --------------------------------------------------------------------------- bootstrap and LOS
 
 
-def test_bootstrap_is_seeded() -> None:
+def test_intervals_are_computed_not_sampled() -> None:
+    """The intervals do not depend on the seed or on the number of resamples once asked
+    for (``bootstrap`` is kept for its 0: no intervals)."""
     games = _simulate({"a": 0, "b": 50, "c": 120}, games_per_pairing=20, seed=4)
     first = compute_ratings(games, bootstrap=100, seed=7)
     assert compute_ratings(games, bootstrap=100, seed=7) == first
-    other = compute_ratings(games, bootstrap=100, seed=8)
-    assert [x.elo for x in other.ratings] == [x.elo for x in first.ratings]
-    assert [(x.low, x.high) for x in other.ratings] != [(x.low, x.high) for x in first.ratings]
+    assert compute_ratings(games, bootstrap=5, seed=8) == first
     for x in first.ratings:
-        assert x.low <= x.elo <= x.high
+        assert x.low < x.elo < x.high
         assert x.error == pytest.approx((x.high - x.low) / 2)
 
 
-def test_bootstrap_resamples_whole_opening_pairs() -> None:
-    """Each opening pair is split 1-1 (the opening decides the winner): drawn as pairs
-    there is little variation (only the prior's), drawn as lone games much more."""
+def test_opening_pairs_are_units() -> None:
+    """Each opening pair is split 1-1 (the opening decides the winner): as pairs there is
+    little variation (only the prior's), as lone games much more."""
     paired = []
     for key in range(20):
         paired += [GameResult("a", "b", 1.0, pair=key), GameResult("b", "a", 1.0, pair=key)]
@@ -307,11 +324,11 @@ def test_a_one_sided_pairing_is_not_certain() -> None:
     resampled an all-win pairing to all wins, giving "+140 ±0, LOS 100.0%"."""
     two = compute_ratings(_results("a", "b", 2, 0, 0), bootstrap=1000)
     a = two.rating("a")
-    assert a.bound == "lower" and two.rating("b").bound == "upper"
-    assert a.low is not None and a.high is not None and a.high - a.low > 300
-    assert 0.6 < two.los[("a", "b")] < 0.95
+    assert a.bound == "lower" and a.elo == a.high == math.inf
+    assert two.rating("b").elo == 0 and two.scale == {0: ("b",)}  # a is rated against b
+    assert 0.6 < two.los[("a", "b")] < 0.97
     gap = two.gaps[("a", "b")]
-    assert gap.low < 0 < gap.elo < gap.high  # two games do not even settle the sign
+    assert gap.low < 0 < gap.elo == gap.high  # two games do not even settle the sign
     games = (
         _results("top", "mid", 10, 0, 0) + _results("mid", "low", 5, 2, 3) + _results("top", "low", 6, 2, 2)
     )
@@ -331,7 +348,7 @@ def test_los_does_not_depend_on_names(paired: bool) -> None:
 
     one = compute_ratings(match("a", "b"), bootstrap=500, seed=3)
     other = compute_ratings(match("b", "a"), bootstrap=500, seed=3)
-    assert one.los[("a", "b")] == other.los[("b", "a")]
+    assert one.los[("a", "b")] == pytest.approx(other.los[("b", "a")], abs=1e-12)
     x, y = one.gaps[("a", "b")], other.gaps[("b", "a")]
     assert (x.elo, x.low, x.high) == pytest.approx((y.elo, y.low, y.high), abs=1e-9)
     assert 0.6 < one.los[("a", "b")] < 0.99
@@ -372,17 +389,25 @@ def test_groups_that_never_met_are_ranked_apart() -> None:
 def test_any_results_give_a_consistent_table(raw: list[tuple[str, str, float]], seed: int) -> None:
     games = [GameResult(a, b, s, pair=i // 2) for i, (a, b, s) in enumerate(raw) if a != b]
     r = compute_ratings(games, bootstrap=15, seed=seed)
-    keys = [(len(r.ratings), 0.0, x.name) if x.elo is None else (x.group, -x.elo, x.name) for x in r.ratings]
-    assert keys == sorted(keys)
+    groups = [x.group for x in r.ratings if x.group is not None]
+    assert groups == sorted(groups) and all(x.group is None for x in r.ratings[len(groups) :])
+    for x, y in itertools.pairwise(r.ratings):
+        if x.group is not None and x.group == y.group and not (math.isnan(x.elo) or math.isnan(y.elo)):
+            assert x.elo >= y.elo  # best first, bounds included
     for x in r.ratings:
         assert x.wins + x.draws + x.losses == x.games
         if x.games == 0:
             assert x.elo is None and x.group is None
             continue
         assert x.elo is not None and x.low is not None and x.high is not None
-        assert math.isfinite(x.elo) and x.low <= x.elo <= x.high
-        if x.name != r.anchor:
-            assert x.low < x.high  # never narrower than the data allow
+        if math.isnan(x.elo):  # neither above nor below the bots that fix the scale: anything
+            assert (x.low, x.high, x.bound) == (-math.inf, math.inf, None)
+            continue
+        assert math.isfinite(x.elo) == (x.bound is None)
+        if x.bound is None and x.low != x.high:
+            assert x.low < x.elo < x.high  # never narrower than the data allow
+        elif x.bound is None:
+            assert x.group is not None and r.scale[x.group] == (x.name,)  # a point: it fixes the scale
     assert all(0.0 <= v <= 1.0 for v in r.los.values())
 
 

@@ -88,8 +88,11 @@ def test_the_page_shows_the_reports_numbers_and_replays_the_games(
         cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
         assert cells[5] == str(bot["games"]) and cells[6] == f"{bot['wins']}-{bot['draws']}-{bot['losses']}"
         assert cells[7] == f"{bot['score_percent']:.1f}%"
-        if bot["elo_low"] is not None:
-            assert cells[3] == f"[{bot['elo_low']:+.0f}, {bot['elo_high']:+.0f}]"
+        if bot["elo_low"] is not None or bot["elo_high"] is not None:
+            # A bound's open end is null in the JSON and the infinity sign on the page.
+            low = "-∞" if bot["elo_low"] is None else f"{bot['elo_low']:+.0f}"
+            high = "∞" if bot["elo_high"] is None else f"{bot['elo_high']:+.0f}"
+            assert cells[3] == f"[{low}, {high}]"
             assert row.find_elements(By.CSS_SELECTOR, "svg.bar rect")  # the interval drawn
     heat = driver.find_elements(By.CSS_SELECTOR, "#crosstable td.heat")
     assert len(heat) == 6  # three bots, each against the two others

@@ -7,6 +7,7 @@ faults injected to get each kind of ending, then placed in a schedule as a tourn
 import csv
 import io
 import json
+import math
 
 import pytest
 import trio
@@ -121,12 +122,17 @@ async def test_a_perfect_score_and_no_games_do_not_break_the_tables() -> None:
     assert "warning:" in text
     document = json.loads(render(st, "json"), parse_constant=pytest.fail)  # no inf/NaN in the JSON
     by = {d["name"]: d for d in document["bots"]}
-    # The perfect score is shown as a lower bound with a real interval, not "±0".
-    assert by["a"]["elo_bound"] == "lower" and by["a"]["elo_high"] - by["a"]["elo_low"] > 100
+    # The perfect score is shown as a lower bound, "> X" with X what four games support, not
+    # "±0" and not a finite estimate; its interval has no upper end (null in the JSON).
+    assert by["a"]["elo_bound"] == "lower" and by["a"]["elo"] is None and by["a"]["elo_high"] is None
+    # Four wins: the exact one-sided bound, where four wins have a 2.5% chance (p = 0.398).
+    assert by["a"]["elo_low"] == pytest.approx(400 * math.log10(0.025**0.25 / (1 - 0.025**0.25)), abs=0.02)
+    assert by["b"]["elo"] == 0
     assert st.lines[0].los_next is not None and st.lines[0].los_next < 0.995
-    assert [row.split()[2:4] for row in text.splitlines() if row.startswith("1 ")] == [
-        [">", f"{by['a']['elo_low']:+.0f}"]
+    assert [row.split()[2:5] for row in text.splitlines() if row.startswith("1 ")] == [
+        [">", f"{by['a']['elo_low']:+.0f}", f"[{by['a']['elo_low']:+.0f},"]
     ]
+    assert "[+" in text and ", inf]" in text
     # The bot without games has no rating at all (not "elo 0.0, error 0.0").
     assert by["c"]["elo"] is None and by["c"]["elo_error"] is None and by["c"]["group"] is None
     assert "Bots without games (no rating)" in text

@@ -9,14 +9,17 @@ maximises the joint log-likelihood of all games at once,
 
 rather than chaining head-to-head results, so every game informs every rating of its
 connected group. Ratings are only defined up to a common shift; we fix it with an anchor
-bot or by making the mean zero. Uncertainty comes from seeded posterior draws of each
-pairing's outcome counts (a Bayesian bootstrap with a Jeffreys-like prior, see
-:mod:`referee.ratings.bootstrap`); opening *pairs* (two games on the same opening,
-colours swapped) are one unit because their two results are correlated.
-:func:`pentanomial` gives the per-pair view used for paired-opening matches (as in
-engine testing frameworks).
+bot or by making the mean zero. Uncertainty comes from the same joint likelihood: each
+interval is the set of values a likelihood-ratio test does not reject, with the
+likelihood's curvature rescaled to the variance the data's units show (opening pairs and
+lone games, so draws and the correlation of the two games of a pair count): see
+:mod:`referee.ratings.groups`, :mod:`referee.ratings.profile` and
+:mod:`referee.ratings.units`. When the maximum likelihood is infinite (a bot won or lost
+everything against part of the field) the affected ratings are bounds, not estimates.
+:func:`pentanomial` gives the per-pair view used for paired-opening matches (as in engine
+testing frameworks).
 
-Everything here is deterministic for a given input order and seed, and never raises for
+Everything here is deterministic for a given input order, and never raises for
 degenerate but legal data (no games, one bot, a bot that won everything, groups of bots
 that never met): such cases are reported in :attr:`Ratings.warnings`.
 
@@ -26,21 +29,24 @@ below it, each module importing only those further down:
 
 - :mod:`referee.ratings.fit`: the maximum-likelihood maths of one group of bots;
 - :mod:`referee.ratings.model`: :class:`GameResult` and the Elo scale helpers;
-- :mod:`referee.ratings.groups`: connected groups, fitted and put on the anchor scale;
-- :mod:`referee.ratings.bootstrap`: outcome counts, posterior draws and percentile bounds;
+- :mod:`referee.ratings.units`: outcome counts of opening pairs and lone games, dispersion;
+- :mod:`referee.ratings.profile`: likelihood-ratio intervals of contrasts;
+- :mod:`referee.ratings.groups`: connected groups, their scale, bounds and intervals;
 - :mod:`referee.ratings.pentanomial`: paired-opening statistics.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from referee.ratings.bootstrap import outcome_counts, percentile_interval, posterior_samples, totals
-from referee.ratings.groups import Group, GroupFitter
+from referee.ratings.fit import ELO_PER_NAT
+from referee.ratings.groups import Group, GroupFit, Line, connected_groups
 from referee.ratings.model import GameResult, elo_from_score, expected_score, los
 from referee.ratings.pentanomial import Pentanomial, pentanomial
+from referee.ratings.units import outcome_counts, totals
 
 __all__ = [
     "GameResult",
@@ -64,17 +70,22 @@ class Rating:
     """One bot's line in the leaderboard.
 
     ``elo`` is the maximum-likelihood rating on the scale fixed by the anchor (or mean
-    ``anchor_rating`` within its connected group). ``low``/``high`` are the equal-tailed
-    posterior bounds at the requested confidence (:mod:`referee.ratings.bootstrap`),
-    clamped so ``low <= elo <= high``; they need not be symmetric around ``elo``, and
-    ``error`` (half their width) is only a compact summary. ``bound`` is ``"lower"`` when
-    the bot won every game (its maximum-likelihood rating is infinite: ``elo`` is then the
-    regularised value and only ``low`` means something on its own), ``"upper"`` when it
-    lost every game, else ``None``. A bot that played no game has no rating: ``elo``,
-    ``low``, ``high``, ``error`` and ``group`` are ``None``. ``group`` numbers the connected
-    groups of bots linked by games (0 first, in leaderboard order); ratings of different
-    groups are not comparable. ``score`` is in points (a draw is half a point);
-    ``wins + draws + losses == games``.
+    ``anchor_rating`` over the reference bots of its connected group, see
+    :attr:`Ratings.scale`). ``low``/``high`` bound the interval at the requested confidence
+    (the values a likelihood-ratio test does not reject, :mod:`referee.ratings.groups`);
+    it always holds ``elo`` without being stretched to, need not be symmetric around it,
+    and ``error`` (half its width) is only a compact summary.
+
+    ``bound`` is ``"lower"`` when the maximum-likelihood rating is infinite upwards (the
+    bot, with the bots of its component, never dropped a point to the reference bots or to
+    bots below them; e.g. it won every game): ``elo`` and ``high`` are then ``inf`` and
+    ``low`` is what the data say, "at least ``low``". ``"upper"`` is the mirror image
+    (``-inf``, "at most ``high``"). Else ``None``; a bot whose component neither dominates
+    nor is dominated by the reference has ``elo`` NaN and the interval ``(-inf, inf)``.
+    A bot that played no game has no rating: ``elo``, ``low``, ``high``, ``error`` and
+    ``group`` are ``None``. ``group`` numbers the connected groups of bots linked by games
+    (0 first, in leaderboard order); ratings of different groups are not comparable.
+    ``score`` is in points (a draw is half a point); ``wins + draws + losses == games``.
     """
 
     name: str
@@ -99,8 +110,10 @@ class Rating:
 @dataclass(frozen=True)
 class Gap:
     """The rating difference ``better - next`` of two neighbours of the leaderboard: the
-    estimate, its equal-tailed posterior interval and the likelihood of superiority (the
-    posterior probability that ``better`` is truly stronger)."""
+    estimate (``inf`` when the maximum likelihood puts ``better`` infinitely above), its
+    interval (``high`` is then ``inf``: a lower bound) and the likelihood of superiority,
+    the confidence that ``better`` is truly stronger (the one-sided likelihood-ratio test
+    of a gap of 0)."""
 
     elo: float
     low: float
@@ -113,13 +126,15 @@ class Ratings:
     """The whole leaderboard.
 
     ``ratings`` is sorted group by group (``Rating.group``: the anchor's group first, then
-    larger groups first), best first within a group (by ``elo`` descending, ties by name),
-    bots without games last (by name). ``los`` maps ``(better, next)`` for neighbours in
-    that order to the likelihood that ``better`` is truly stronger: the share of posterior
-    draws in which it is rated above ``next``; ``gaps`` holds the same pairs' rating
-    differences with their intervals. Neighbours that are not comparable (different
-    groups, or a bot without games) have no entry, nor does anything when no draws were
-    asked for. ``anchor`` is the bot held at the anchor rating, if any.
+    larger groups first), best first within a group (by the maximum-likelihood order,
+    bounds included; ties by name), bots without games last (by name). ``los`` maps
+    ``(better, next)`` for neighbours in that order to the likelihood that ``better`` is
+    truly stronger; ``gaps`` holds the same pairs' rating differences with their
+    intervals. Neighbours that are not comparable (different groups, or a bot without
+    games) have no entry, nor does anything when no intervals were asked for. ``anchor``
+    is the bot held at the anchor rating, if any. ``scale`` maps each group number to the
+    bots whose mean is ``anchor_rating`` (or to the anchor alone): every bot of the group
+    when its maximum likelihood is finite, the reference component otherwise.
     """
 
     ratings: list[Rating]
@@ -127,6 +142,7 @@ class Ratings:
     warnings: list[str]
     anchor: str | None
     gaps: dict[tuple[str, str], Gap] = field(default_factory=dict)
+    scale: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     def rating(self, name: str) -> Rating:
         """The rating of bot ``name``; ``KeyError`` if it is not in the leaderboard."""
@@ -149,7 +165,7 @@ def compute_ratings(
     seed: int = 0,
     confidence: float = 0.95,
 ) -> Ratings:
-    """Joint maximum-likelihood Elo ratings of all bots, with bootstrap intervals.
+    """Joint maximum-likelihood Elo ratings of all bots, with their intervals.
 
     ``bots`` fixes the set of bots (so a bot without games still gets a line); by default
     it is every bot named in ``games``. A game naming a bot outside ``bots`` is a
@@ -159,29 +175,27 @@ def compute_ratings(
     group of the pairing graph is fitted on its own: ratings of bots that are not linked by
     any chain of games are not comparable, and a warning says so. The group holding
     ``anchor`` is shifted so the anchor has exactly ``anchor_rating``; every other group
-    (all of them without an anchor) is shifted so its mean is ``anchor_rating``. A bot that
-    played no games is a group of its own, rated ``anchor_rating``, with a warning.
+    (all of them without an anchor) is shifted so the mean of its reference bots is
+    ``anchor_rating`` (all its bots, when its maximum likelihood is finite). A bot that
+    played no games is a group of its own, with no rating and a warning.
 
     Perfect scores. When a group has no finite maximum (a bot won or lost every game, or
-    more generally some set of bots never scored a point against the rest), one virtual
-    draw is added to every pairing of that group that was played, which keeps the ratings
-    finite, in the right order, and independent of where the scale is centred. The
-    affected ratings are then only bounds, and a warning names them. Groups with a finite
-    maximum are not regularised, so e.g. two bots with score fraction ``s`` are exactly
+    more generally some set of bots never scored a point against the rest), nothing is
+    added to the data: the bots of the reference component get their maximum-likelihood
+    estimates, and the others bounds with the value the data support (``Rating.bound``),
+    as :mod:`referee.ratings.groups` describes; warnings say which. Groups with a finite
+    maximum are fitted as they are, so e.g. two bots with score fraction ``s`` are exactly
     ``400 * log10(s / (1 - s))`` apart.
 
-    Intervals. ``bootstrap`` posterior draws are made with ``random.Random(seed)``
-    (:mod:`referee.ratings.bootstrap`): each pairing's outcome counts (opening pairs and
-    lone games by result) get Dirichlet weights with half a unit of prior on its worst and
-    best outcome, the draw's per-pairing scores are refitted with the pairings' real game
-    numbers and put on the same scale (anchor, or mean ``anchor_rating``), and
-    ``low``/``high`` are the equal-tailed bounds at ``confidence``. They describe each bot
-    *relative to the anchor or the group mean* (the anchor's own interval is a single
-    point), are never of width 0 for a bot that played (the prior sees to it, also for a
-    perfect score), and may be asymmetric. ``los`` and ``gaps`` compare neighbours draw by
-    draw, so the correlation of their ratings is kept. With ``bootstrap=0`` the intervals
-    collapse onto the estimate and ``los`` and ``gaps`` are empty.
+    Intervals. At ``confidence``, each bot's relative to the anchor or the reference mean
+    (the anchor's own is a single point), each neighbour gap's, and the LOS, from the
+    likelihood-ratio test scaled by the dispersion of the units (opening pairs, lone
+    games); closed-form given the data, so the same input gives the same intervals.
+    ``bootstrap`` is kept from the sampled method this replaced: 0 asks for no intervals
+    (they collapse onto the estimate and ``los`` and ``gaps`` are empty, for quick fits),
+    any other value for the intervals; ``seed`` is not used.
     """
+    del seed  # nothing is sampled
     if bootstrap < 0:
         raise ValueError(f"bootstrap must be 0 or more, got {bootstrap}")
     if not 0.0 < confidence < 1.0:
@@ -194,14 +208,37 @@ def compute_ratings(
 
     tally = _Tally.of(games, index)
     counts = outcome_counts(games, index, tally.pairing_index)
-    fitter = GroupFitter(len(names), tally.pairings, anchor_index, anchor_rating)
-    elo, theta, used_prior = fitter.fit(*totals(counts))
-    warnings = _warnings(names, fitter, used_prior, tally)
-    samples = posterior_samples(fitter, counts, theta, bootstrap, seed)
-    ratings = _leaderboard(names, tally, fitter, elo, samples, confidence)
-    gaps = _neighbour_gaps(ratings, index, samples, confidence)
+    points, played = totals(counts)
+    components = [c for c in connected_groups(len(names), tally.pairings) if c.pairings]
+    fits = []
+    for component in components:
+        local = {m: p for p, m in enumerate(component.members)}
+        pairs = [
+            (local[tally.pairings[k][0]], local[tally.pairings[k][1]], points[k], played[k])
+            for k in component.pairings
+        ]
+        fits.append(
+            GroupFit(
+                len(component.members),
+                pairs,
+                [counts[k] for k in component.pairings],
+                local.get(anchor_index) if anchor_index is not None else None,
+                intervals=bootstrap > 0,
+                confidence=confidence,
+            )
+        )
+    board = _Board(names, tally, components, fits, anchor_rating)
+    ratings = board.leaderboard()
+    gaps = board.neighbour_gaps(ratings, index)
     superiority = {key: gap.los for key, gap in gaps.items()}
-    return Ratings(ratings=ratings, los=superiority, warnings=warnings, anchor=anchor, gaps=gaps)
+    return Ratings(
+        ratings=ratings,
+        los=superiority,
+        warnings=board.warnings(anchor_index),
+        anchor=anchor,
+        gaps=gaps,
+        scale=board.scale(ratings),
+    )
 
 
 # --------------------------------------------------------------------------- the steps
@@ -210,7 +247,7 @@ def compute_ratings(
 def _bot_names(games: Sequence[GameResult], bots: Sequence[str] | None) -> list[str]:
     """The rated bots, whose positions are the bot indices used everywhere below:
     ``bots`` as given (checked), or every bot named in ``games`` sorted by name, so the
-    indices (and with them the fit and the bootstrap) never depend on set ordering."""
+    indices (and with them the fit) never depend on set ordering."""
     if bots is None:
         return sorted({name for game in games for name in (game.a, game.b)})
     names = list(bots)
@@ -229,8 +266,8 @@ def _bot_names(games: Sequence[GameResult], bots: Sequence[str] | None) -> list[
 class _Tally:
     """Per-bot counts (index = bot) and the pairings (i < j) that were played.
 
-    ``pairings`` is in first-played order and ``pairing_index`` is its inverse; the fit and
-    the bootstrap address pairings by that index.
+    ``pairings`` is in first-played order and ``pairing_index`` is its inverse; the fit
+    addresses pairings by that index.
     """
 
     wins: list[int]
@@ -267,144 +304,153 @@ class _Tally:
         return self.wins[k] + self.draws[k] + self.losses[k]
 
 
-def _group_order(names: Sequence[str], fitter: GroupFitter, tally: _Tally) -> dict[int, int]:
-    """Leaderboard number of each bot's connected group: the anchor's group first, then
-    larger groups first (more bots, then more games), then by their first name."""
-
-    def key(component: Group) -> tuple[bool, int, int, str]:
-        games = sum(tally.games(m) for m in component.members)
-        return (
-            fitter.anchor not in component.members,
-            -len(component.members),
-            -games,
-            min(names[m] for m in component.members),
-        )
-
-    ordered = sorted(fitter.components, key=key)
-    return {m: g for g, component in enumerate(ordered) for m in component.members}
-
-
-def _rating(
-    name: str,
-    k: int,
-    tally: _Tally,
-    elo: float | None,
-    low: float | None,
-    high: float | None,
-    group: int | None,
-    bound: str | None,
-) -> Rating:
-    return Rating(
-        name=name,
-        elo=elo,
-        low=low,
-        high=high,
-        error=None if low is None or high is None else (high - low) / 2.0,
-        games=tally.games(k),
-        score=tally.points[k],
-        wins=tally.wins[k],
-        draws=tally.draws[k],
-        losses=tally.losses[k],
-        group=group,
-        bound=bound,
-    )
-
-
-def _leaderboard(
-    names: Sequence[str],
-    tally: _Tally,
-    fitter: GroupFitter,
-    elo: Sequence[float],
-    samples: Sequence[Sequence[float]],
-    confidence: float,
-) -> list[Rating]:
-    """One :class:`Rating` per bot, group by group and best first within a group (ties by
-    name, so the order is total); bots without games last, unrated."""
-    group_of = _group_order(names, fitter, tally)
-    ratings = []
-    for k, name in enumerate(names):
-        if k not in group_of:
-            ratings.append(_rating(name, k, tally, None, None, None, None, None))
-            continue
-        low, high = percentile_interval(samples[k], elo[k], confidence)
-        bound = None
-        if tally.wins[k] == tally.games(k):
-            bound = "lower"
-        elif tally.losses[k] == tally.games(k):
-            bound = "upper"
-        ratings.append(_rating(name, k, tally, elo[k], low, high, group_of[k], bound))
-
-    def order(r: Rating) -> tuple[int, float, str]:
-        if r.group is None or r.elo is None:
-            return (len(fitter.components), 0.0, r.name)
-        return (r.group, -r.elo, r.name)
-
-    ratings.sort(key=order)
-    return ratings
-
-
-def _neighbour_gaps(
-    ratings: Sequence[Rating], index: dict[str, int], samples: Sequence[Sequence[float]], confidence: float
-) -> dict[tuple[str, str], Gap]:
-    """Rating difference and likelihood of superiority of each leaderboard line over the
-    next, from the posterior draws.
-
-    Only neighbours a reader would compare get an entry, and only when they are comparable:
-    both in the same connected group (a bot without games is in none), with draws. The two
-    bots' values come from the same draws, so comparing them draw by draw keeps the
-    correlation between their ratings. Draws are continuous, so exact ties (counted half)
-    only happen when both bots are pinned (an anchor and a bot that is tied to it).
-    """
-    gaps: dict[tuple[str, str], Gap] = {}
-    for better, nxt in itertools.pairwise(ratings):
-        i, j = index[better.name], index[nxt.name]
-        if better.group is None or better.group != nxt.group or not samples[i]:
-            continue
-        assert better.elo is not None and nxt.elo is not None
-        diffs = [x - y for x, y in zip(samples[i], samples[j], strict=True)]
-        ahead = sum(1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in diffs)
-        estimate = better.elo - nxt.elo
-        low, high = percentile_interval(diffs, estimate, confidence)
-        gaps[(better.name, nxt.name)] = Gap(estimate, low, high, ahead / len(diffs))
-    return gaps
+def _elo(x: float, shift: float) -> float:
+    return x * ELO_PER_NAT + shift
 
 
 def _fmt_group(names: Sequence[str]) -> str:
     return "{" + ", ".join(names) + "}"
 
 
-def _warnings(
-    names: Sequence[str], fitter: GroupFitter, used_prior: Sequence[bool], tally: _Tally
-) -> list[str]:
-    """Everything a reader must know to not over-read the table, in a stable order:
-    incomparable groups, bots without games, then groups whose ratings are only bounds."""
-    warnings: list[str] = []
-    if len(fitter.components) > 1:
-        groups = sorted(sorted(names[m] for m in c.members) for c in fitter.components)
-        warnings.append(
-            "some bots were never connected by games: ratings of "
-            + " and ".join(_fmt_group(g) for g in groups)
-            + " are not comparable (each group is centred on its own)"
+@dataclass
+class _Board:
+    """The fitted groups, read out as leaderboard lines, gaps and warnings."""
+
+    names: Sequence[str]
+    tally: _Tally
+    components: list[Group]
+    fits: list[GroupFit]
+    anchor_rating: float
+
+    def __post_init__(self) -> None:
+        # bot index -> (its component's position in self.components, its local index)
+        self.where = {m: (g, p) for g, c in enumerate(self.components) for p, m in enumerate(c.members)}
+        self.number = self._group_order()
+
+    def _group_order(self) -> dict[int, int]:
+        """Leaderboard number of each component: the anchor's group first, then larger
+        groups first (more bots, then more games), then by their first name."""
+
+        def key(g: int) -> tuple[bool, int, int, str]:
+            component, fit = self.components[g], self.fits[g]
+            games = sum(self.tally.games(m) for m in component.members)
+            return (
+                fit.anchor is None,
+                -len(component.members),
+                -games,
+                min(self.names[m] for m in component.members),
+            )
+
+        ordered = sorted(range(len(self.components)), key=key)
+        return {g: number for number, g in enumerate(ordered)}
+
+    def _rating(self, k: int, line: Line | None, group: int | None) -> Rating:
+        tally = self.tally
+        if line is None:
+            elo = low = high = error = None
+            bound = None
+        else:
+            elo, low, high = (_elo(x, self.anchor_rating) for x in (line.estimate, line.low, line.high))
+            error = (high - low) / 2.0
+            bound = "lower" if elo == math.inf else "upper" if elo == -math.inf else None
+        return Rating(
+            name=self.names[k],
+            elo=elo,
+            low=low,
+            high=high,
+            error=error,
+            games=tally.games(k),
+            score=tally.points[k],
+            wins=tally.wins[k],
+            draws=tally.draws[k],
+            losses=tally.losses[k],
+            group=group,
+            bound=bound,
         )
-    for k, name in enumerate(names):
-        if tally.games(k) == 0:
-            warnings.append(f"bot {name} played no games: it has no rating")
-    wins, draws, losses = tally.wins, tally.draws, tally.losses
-    for component, prior in zip(fitter.components, used_prior, strict=True):
-        if not prior:
-            continue
-        perfect = False
-        for k in sorted(component.members, key=lambda m: names[m]):
-            if wins[k] and not draws[k] and not losses[k]:
-                warnings.append(f"bot {names[k]} won every game: its rating is a lower bound")
-                perfect = True
-            elif losses[k] and not draws[k] and not wins[k]:
-                warnings.append(f"bot {names[k]} lost every game: its rating is an upper bound")
-                perfect = True
-        members = _fmt_group(sorted(names[m] for m in component.members))
-        detail = "" if perfect else " (some of them never scored a point against the others)"
-        warnings.append(
-            f"the ratings of {members} are infinite by maximum likelihood{detail}: one virtual "
-            "draw per pairing was added, so their gaps are underestimated"
-        )
-    return warnings
+
+    def leaderboard(self) -> list[Rating]:
+        """One :class:`Rating` per bot, group by group and best first within a group (ties
+        by name, so the order is total); bots without games last, unrated."""
+        keyed: list[tuple[tuple[int, float, float, str], Rating]] = []
+        for k, name in enumerate(self.names):
+            if k not in self.where:
+                keyed.append(((len(self.components), 0.0, 0.0, name), self._rating(k, None, None)))
+                continue
+            g, p = self.where[k]
+            fit = self.fits[g]
+            level, estimate = fit.rank_key(p)
+            rating = self._rating(k, fit.rating(p), self.number[g])
+            keyed.append(((self.number[g], -level, -estimate, name), rating))
+        keyed.sort(key=lambda item: item[0])
+        return [rating for _, rating in keyed]
+
+    def neighbour_gaps(self, ratings: Sequence[Rating], index: dict[str, int]) -> dict[tuple[str, str], Gap]:
+        """Rating difference and likelihood of superiority of each leaderboard line over the
+        next, for neighbours a reader would compare and that are comparable: both in the
+        same connected group (a bot without games is in none), with intervals asked for."""
+        gaps: dict[tuple[str, str], Gap] = {}
+        for better, nxt in itertools.pairwise(ratings):
+            if better.group is None or better.group != nxt.group:
+                continue
+            g, i = self.where[index[better.name]]
+            _, j = self.where[index[nxt.name]]
+            fit = self.fits[g]
+            if not fit.intervals:
+                continue
+            line = fit.gap(i, j)
+            assert line.los is not None
+            gaps[(better.name, nxt.name)] = Gap(
+                _elo(line.estimate, 0.0), _elo(line.low, 0.0), _elo(line.high, 0.0), line.los
+            )
+        return gaps
+
+    def scale(self, ratings: Sequence[Rating]) -> dict[int, tuple[str, ...]]:
+        """Group number -> the bots whose mean is the anchor rating (or the anchor)."""
+        out = {}
+        for g, (component, fit) in enumerate(zip(self.components, self.fits, strict=True)):
+            out[self.number[g]] = tuple(sorted(self.names[component.members[p]] for p in fit.scale_members()))
+        return dict(sorted(out.items()))
+
+    def warnings(self, anchor: int | None) -> list[str]:
+        """Everything a reader must know to not over-read the table, in a stable order:
+        incomparable groups, bots without games, then groups whose ratings are partly
+        bounds."""
+        names, tally = self.names, self.tally
+        warnings: list[str] = []
+        if len(self.components) > 1:
+            groups = sorted(sorted(names[m] for m in c.members) for c in self.components)
+            warnings.append(
+                "some bots were never connected by games: ratings of "
+                + " and ".join(_fmt_group(g) for g in groups)
+                + " are not comparable (each group is centred on its own)"
+            )
+        for k, name in enumerate(names):
+            if tally.games(k) == 0:
+                warnings.append(f"bot {name} played no games: it has no rating")
+        wins, draws, losses = tally.wins, tally.draws, tally.losses
+        for component, fit in zip(self.components, self.fits, strict=True):
+            if fit.finite:
+                continue
+            reference = {component.members[p] for p in fit.scale_members()}
+            perfect = False
+            for k in sorted(component.members, key=lambda m: names[m]):
+                if k in reference:
+                    continue
+                if wins[k] and not draws[k] and not losses[k]:
+                    warnings.append(f"bot {names[k]} won every game: its rating is a lower bound")
+                    perfect = True
+                elif losses[k] and not draws[k] and not wins[k]:
+                    warnings.append(f"bot {names[k]} lost every game: its rating is an upper bound")
+                    perfect = True
+            members = _fmt_group(sorted(names[m] for m in component.members))
+            detail = "" if perfect else " (some of them never scored a point against the others)"
+            chosen = [names[m] for p, m in enumerate(component.members) if fit.labels[p] == fit.reference]
+            anchored = anchor is not None and anchor in component.members
+            scale = "on the anchor's scale" if anchored else "centred on them"
+            verb = "has an estimate" if len(chosen) == 1 else "have estimates"
+            warnings.append(
+                f"the ratings of {members} are infinite by maximum likelihood{detail}: only "
+                f"{_fmt_group(sorted(chosen))} {verb} ({scale}), the others are bounds "
+                "(> X: at least X, < X: at most X)"
+            )
+        return warnings

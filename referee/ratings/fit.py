@@ -20,11 +20,17 @@ from operator import mul
 __all__ = [
     "ELO_PER_NAT",
     "PairList",
+    "cholesky",
+    "fit_constrained",
     "fit_strengths",
+    "inverse_information",
     "log_likelihood",
     "log_sigmoid",
+    "newton_system",
     "sigmoid",
+    "solve_factored",
     "solve_spd",
+    "strong_components",
     "strongly_connected",
     "with_prior",
 ]
@@ -34,6 +40,8 @@ ELO_PER_NAT = 400.0 / math.log(10.0)
 # Newton stops when no rating moves by more than this many natural-log units (~4e-8 Elo).
 _TOLERANCE = 1e-10
 _MAX_NEWTON_STEPS = 200
+# The longest constrained Newton step, in nats: beyond any gap the data can show.
+_MAX_STEP = 10.0
 
 # (i, j, points of i against j, games) for each two bots i < j of a group that met.
 PairList = Sequence[tuple[int, int, float, float]]
@@ -95,20 +103,85 @@ def strongly_connected(size: int, pairs: PairList) -> bool:
     return True
 
 
-def with_prior(pairs: PairList) -> list[tuple[int, int, float, float]]:
-    """Add one virtual draw to every pairing that was played.
+def with_prior(pairs: PairList, weight: float = 1.0) -> list[tuple[int, int, float, float]]:
+    """Add ``weight`` virtual draws (one by default) to every pairing that was played.
 
-    This is the regularisation used when the maximum-likelihood ratings are infinite. It
-    depends only on who met whom (not on where the scale is centred), keeps a perfect
-    score strictly above every other result, and barely moves well-populated pairings.
+    It depends only on who met whom (not on where the scale is centred) and keeps every
+    maximum finite. The adaptive schedule uses one draw to rank bots whose ratings are
+    infinite; the rating intervals use a vanishing weight only as a numerical device, to
+    reach the supremum of a likelihood that has none (see :mod:`referee.ratings.groups`).
     """
-    return [(i, j, s + 0.5, n + 1.0) for i, j, s, n in pairs]
+    return [(i, j, s + weight / 2.0, n + weight) for i, j, s, n in pairs]
 
 
-def solve_spd(matrix: list[list[float]], rhs: list[float]) -> list[float]:
-    """Solve a small symmetric positive-definite system by Cholesky decomposition."""
+def strong_components(size: int, pairs: PairList) -> list[int]:
+    """The strongly connected components of the "scored a point against" links.
+
+    Returns a component number per bot, numbered in order of their lowest member. Within a
+    component the maximum-likelihood differences are finite; between two components every
+    game was won by the same side, so their gap is infinite by maximum likelihood (the
+    condensation is a directed acyclic graph; see :func:`strongly_connected`).
+    """
+    links: list[list[int]] = [[] for _ in range(size)]
+    for i, j, s, n in pairs:
+        if s > 0:
+            links[i].append(j)
+        if n - s > 0:
+            links[j].append(i)
+    # Tarjan's algorithm, iterative (a group may be larger than the recursion limit allows).
+    order = [-1] * size
+    low = [0] * size
+    on_stack = [False] * size
+    stack: list[int] = []
+    found: list[list[int]] = []
+    counter = 0
+    for root in range(size):
+        if order[root] >= 0:
+            continue
+        work = [(root, 0)]
+        order[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = True
+        while work:
+            node, next_link = work[-1]
+            if next_link < len(links[node]):
+                work[-1] = (node, next_link + 1)
+                other = links[node][next_link]
+                if order[other] < 0:
+                    order[other] = low[other] = counter
+                    counter += 1
+                    stack.append(other)
+                    on_stack[other] = True
+                    work.append((other, 0))
+                elif on_stack[other]:
+                    low[node] = min(low[node], order[other])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == order[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack[member] = False
+                    members.append(member)
+                    if member == node:
+                        break
+                found.append(members)
+    found.sort(key=min)
+    label = [0] * size
+    for number, members in enumerate(found):
+        for member in members:
+            label[member] = number
+    return label
+
+
+def cholesky(matrix: Sequence[Sequence[float]]) -> list[list[float]]:
+    """The lower-triangular factor ``L`` of a small symmetric positive-definite matrix."""
     # sum(map(mul, ...)) over row prefixes: the inner products are the whole cost here.
-    size = len(rhs)
+    size = len(matrix)
     low = [[0.0] * size for _ in range(size)]
     for r in range(size):
         row = low[r]
@@ -119,6 +192,12 @@ def solve_spd(matrix: list[list[float]], rhs: list[float]) -> list[float]:
                 row[r] = math.sqrt(max(acc, 1e-300))
             else:
                 row[c] = acc / low[c][c]
+    return low
+
+
+def solve_factored(low: Sequence[Sequence[float]], rhs: Sequence[float]) -> list[float]:
+    """Solve ``L L^T x = rhs`` given the factor of :func:`cholesky`."""
+    size = len(rhs)
     y = [0.0] * size
     for r in range(size):
         y[r] = (rhs[r] - sum(map(mul, low[r][:r], y[:r]))) / low[r][r]
@@ -128,7 +207,12 @@ def solve_spd(matrix: list[list[float]], rhs: list[float]) -> list[float]:
     return x
 
 
-def _newton_system(theta: Sequence[float], pairs: PairList) -> tuple[list[float], list[list[float]]]:
+def solve_spd(matrix: list[list[float]], rhs: list[float]) -> list[float]:
+    """Solve a small symmetric positive-definite system by Cholesky decomposition."""
+    return solve_factored(cholesky(matrix), rhs)
+
+
+def newton_system(theta: Sequence[float], pairs: PairList) -> tuple[list[float], list[list[float]]]:
     """Gradient (every bot) and negated Hessian (all bots but the last) at ``theta``.
 
     The gradient for bot i is ``sum_j (s_ij - n_ij p_ij)`` and the negated Hessian is the
@@ -162,11 +246,11 @@ def fit_strengths(
 
     Damped Newton on the concave log-likelihood with the last bot's strength held at 0
     (the likelihood only sees differences, so the full Hessian is singular); see
-    :func:`_newton_system` for the step. Callers guarantee the group is strongly connected
-    (see :func:`strongly_connected`), so the maximum is finite and unique and the
-    step-halving line search makes convergence global; from a good start (the bootstrap
-    warm-starts from the full-data fit) it takes a handful of quadratic steps. It stops
-    when no strength moves by more than ``tolerance`` nats.
+    :func:`newton_system` for the step. Callers guarantee the group is strongly connected
+    (see :func:`strongly_connected`) or regularised (:func:`with_prior`), so the maximum
+    is finite and unique and the step-halving line search makes convergence global; from a
+    good start it takes a handful of quadratic steps. It stops when no strength moves by
+    more than ``tolerance`` nats.
     """
     if size == 1:
         return [0.0]
@@ -175,7 +259,7 @@ def fit_strengths(
     free = size - 1
     current = log_likelihood(theta, pairs)
     for _ in range(_MAX_NEWTON_STEPS):
-        grad, info = _newton_system(theta, pairs)
+        grad, info = newton_system(theta, pairs)
         step = solve_spd(info, grad[:free])
         scale = 1.0
         while True:
@@ -190,3 +274,71 @@ def fit_strengths(
             break
     mean = sum(theta) / size
     return [t - mean for t in theta]
+
+
+def _dot(x: Sequence[float], y: Sequence[float]) -> float:
+    return float(sum(map(mul, x, y)))
+
+
+def inverse_information(theta: Sequence[float], pairs: PairList) -> list[list[float]]:
+    """The inverse of the Fisher information at ``theta`` with the last strength held at 0,
+    padded with a zero last row and column, so that ``c^T V c`` is the model's variance of
+    any contrast ``c`` (coefficients summing to zero) of the maximum-likelihood strengths."""
+    size = len(theta)
+    free = size - 1
+    _, info = newton_system(theta, pairs)
+    low = cholesky(info)
+    columns = [solve_factored(low, [1.0 if r == k else 0.0 for r in range(free)]) for k in range(free)]
+    return [[*(columns[k][r] for k in range(free)), 0.0] for r in range(free)] + [[0.0] * size]
+
+
+def fit_constrained(
+    size: int,
+    pairs: PairList,
+    contrast: Sequence[float],
+    value: float,
+    start: Sequence[float],
+    tolerance: float = _TOLERANCE,
+) -> tuple[list[float], float, float]:
+    """Maximise the log-likelihood over strengths whose ``contrast`` (coefficients summing
+    to zero) equals ``value``; returns the strengths (last one at 0), the maximum and the
+    Lagrange multiplier, which is the slope of that maximum as a function of ``value``.
+
+    Newton's method on the constraint's subspace: the start is first moved to satisfy it,
+    then every step ``A^-1 g - m A^-1 c`` (``A`` the information,
+    ``g`` the gradient, ``m`` chosen so the step keeps the contrast) stays feasible, so the
+    step-halving line search of :func:`fit_strengths` applies unchanged.
+    """
+    free = size - 1
+    c = list(contrast[:free])
+    theta = [t - start[-1] for t in start]
+    # Move to the constraint along A^-1 c, the direction in which the other strengths
+    # follow the contrast (moving it alone can strand a bot far out where the likelihood
+    # is flat and Newton's steps are unbounded).
+    _, info = newton_system(theta, pairs)
+    along = solve_factored(cholesky(info), c)
+    shift = (value - _dot(contrast, theta)) / _dot(c, along)
+    theta = [theta[k] + shift * along[k] for k in range(free)] + [0.0]
+    current = log_likelihood(theta, pairs)
+    multiplier = 0.0
+    for _ in range(_MAX_NEWTON_STEPS):
+        grad, info = newton_system(theta, pairs)
+        low = cholesky(info)
+        x = solve_factored(low, grad[:free])
+        y = solve_factored(low, c)
+        multiplier = _dot(c, x) / _dot(c, y)
+        step = [x[k] - multiplier * y[k] for k in range(free)]
+        longest = max((abs(v) for v in step), default=0.0)
+        if longest > _MAX_STEP:  # a flat direction: no step beyond where the data reach
+            step = [v * _MAX_STEP / longest for v in step]
+        scale = 1.0
+        while True:
+            trial = [theta[k] + scale * step[k] for k in range(free)] + [0.0]
+            trial_value = log_likelihood(trial, pairs)
+            if trial_value >= current - 1e-12 * (1.0 + abs(current)) or scale < 1e-15:
+                break
+            scale *= 0.5
+        theta, current = trial, trial_value
+        if max((abs(scale * x) for x in step), default=0.0) < tolerance:
+            break
+    return theta, current, multiplier

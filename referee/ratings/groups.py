@@ -1,21 +1,71 @@
-"""Connected groups of the pairing graph, each fitted on its own and put on the scale.
+"""Connected groups of the pairing graph, each fitted on its own, put on the scale, and
+given its intervals.
 
 Ratings are only comparable within a group of bots linked by chains of games, so the fit
-runs group by group (:mod:`referee.ratings.fit` does the maths of one group) and each
-group is shifted onto the rating scale: the group holding the anchor so the anchor has
-the anchor rating, every other group so its mean is the anchor rating. The structure
-(who met whom) is fixed once in :class:`GroupFitter`; the bootstrap then refits many
-resamples that only change the per-pairing totals.
+runs group by group (:mod:`referee.ratings.fit` does the maths of one group).
+
+The scale. A group holding the anchor is shifted so the anchor has the anchor rating;
+every other group so the mean of its *reference* bots is the anchor rating. When the
+group's maximum likelihood is finite the reference is the whole group. When it is not (a
+bot, or a set of bots, never scored a point against the rest), the group splits into the
+strongly connected components of the "scored a point against" links
+(:func:`referee.ratings.fit.strong_components`): within a component the differences are
+finite, between two components every game went the same way and the gap is infinite by
+maximum likelihood. The reference is then the anchor's component, else the largest one
+(most bots, then comparable with the most others, then most games among them, then the
+lowest, so that a bot that won everything reads "at least X above" the others); its bots
+get estimates, and every other
+bot a bound relative to it: a lower bound (shown ``> X``) for a bot above it, an upper
+bound (``< X``) below. Gaps between two bots of one component stay finite wherever that
+component lies. Nothing is shrunk: the estimates of the reference are its own
+maximum-likelihood ones, which is what the full likelihood tends to as the infinite gaps
+open up.
+
+Intervals (:mod:`referee.ratings.profile`): the likelihood-ratio set of each contrast,
+its threshold scaled by the units' dispersion (:func:`referee.ratings.units.dispersion`),
+measured on the pairings inside components (a pairing whose games all went one way has no
+residual to measure). Where the maximum likelihood is infinite, the same likelihood is
+maximised with a vanishing number of virtual draws per pairing (:data:`_VANISHING`), only
+so that the supremum, which lies at infinity, is reached by a finite fit; the deviances it
+gives differ from the limit's by far less than any table shows.
+
+Bounds. A contrast whose maximum likelihood is infinite sits on the edge of the parameter
+space, where the likelihood-ratio statistic is not chi-square and its usual threshold is
+far too lenient: for two bots and a sweep of ``n`` games, ``exp(-D / 2)`` at a gap ``d``
+is exactly ``p(d) ** n``, the probability of that sweep, and ``D <= 3.84`` would keep
+gaps under which the sweep had a 15% chance. A bound's finite end is instead where
+``exp(-D / 2)`` falls to ``(1 - confidence) / 2``: for two bots the exact one-sided
+(Clopper-Pearson) bound of a perfect score, and the same reading of the likelihood in a
+field. The dispersion is not applied there below 1 (a sweep shows no draws), and the LOS of
+a bound gap is ``1 - exp(-D(0) / 2)``: 75% for 2-0, as a coin would have it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
-from referee.ratings.fit import ELO_PER_NAT, fit_strengths, strongly_connected, with_prior
+from referee.ratings.fit import (
+    PairList,
+    fit_strengths,
+    inverse_information,
+    sigmoid,
+    strong_components,
+    strongly_connected,
+    with_prior,
+)
+from referee.ratings.profile import Profile
+from referee.ratings.units import dispersion
 
-__all__ = ["Group", "GroupFitter", "connected_groups"]
+__all__ = ["Group", "GroupFit", "Line", "connected_groups"]
+
+_NORMAL = NormalDist()
+_VANISHING = 1e-6
+"""Virtual games per pairing that make an infinite maximum finite for the profiles: the
+infinite gaps open to about ``ln(2 n / 1e-6)``, 15-20 nats, where a game's probability
+differs from 1 by less than 1e-6."""
 
 
 @dataclass
@@ -52,59 +102,244 @@ def connected_groups(size: int, pairings: Sequence[tuple[int, int]]) -> list[Gro
     return list(groups.values())
 
 
-class GroupFitter:
-    """Holds the fixed structure (groups, pairings) so each bootstrap resample only
-    has to supply new per-pairing totals.
+@dataclass(frozen=True)
+class Line:
+    """A contrast on the scale, in nats: the estimate (``inf``/``-inf`` when the maximum
+    likelihood is infinite, ``nan`` when it is not even determined in sign), the interval,
+    and for a gap the likelihood of superiority (``None`` when not asked for)."""
 
-    ``components`` are the groups that played at least one game; a bot without games is
-    in none of them.
+    estimate: float
+    low: float
+    high: float
+    los: float | None = None
+
+
+def _reach(size: int, labels: Sequence[int], pairs: PairList) -> list[set[int]]:
+    """For each component, the components it reaches by "scored a point against" links
+    (itself included): those are below it."""
+    count = max(labels) + 1
+    links: list[set[int]] = [set() for _ in range(count)]
+    for i, j, s, n in pairs:
+        a, b = labels[i], labels[j]
+        if a != b:
+            if s > 0:
+                links[a].add(b)
+            if n - s > 0:
+                links[b].add(a)
+    reach = []
+    for start in range(count):
+        seen = {start}
+        stack = [start]
+        while stack:
+            for other in links[stack.pop()]:
+                if other not in seen:
+                    seen.add(other)
+                    stack.append(other)
+        reach.append(seen)
+    return reach
+
+
+class GroupFit:
+    """One connected group: ratings and intervals in nats on the group's scale.
+
+    ``pairs`` are the group's pairings in local indices ``(i, j, points of i, games)`` with
+    ``rows`` their outcome counts (:mod:`referee.ratings.units`); ``anchor`` is a local
+    index or ``None``. With ``intervals`` false only the estimates are computed.
     """
 
     def __init__(
-        self, size: int, pairings: list[tuple[int, int]], anchor: int | None, anchor_rating: float
-    ) -> None:
-        self.components = [c for c in connected_groups(size, pairings) if c.pairings]
-        self.pairings = pairings
-        self.anchor = anchor
-        self.anchor_rating = anchor_rating
-        self.size = size
-        # Local index of each member inside its component.
-        self.local: dict[int, int] = {}
-        for component in self.components:
-            for position, member in enumerate(component.members):
-                self.local[member] = position
-
-    def fit(
         self,
-        points: Sequence[float],
-        games: Sequence[float],
-        start: Sequence[float] | None = None,
-        tolerance: float = 1e-10,
-    ) -> tuple[list[float], list[float], list[bool]]:
-        """Ratings in Elo (index = bot), strengths in nats (for warm starts), and for each
-        component whether the prior had to be added. Bots without games get the centre.
-        ``tolerance`` is the Newton stopping rule of :func:`fit_strengths`, in nats."""
-        elo = [self.anchor_rating] * self.size  # the centre of the scale
+        size: int,
+        pairs: PairList,
+        rows: Sequence[Sequence[int]],
+        anchor: int | None,
+        *,
+        intervals: bool,
+        confidence: float,
+    ) -> None:
+        self.size = size
+        self.pairs = pairs
+        self.anchor = anchor
+        self.finite = strongly_connected(size, pairs)
+        self.labels = [0] * size if self.finite else strong_components(size, pairs)
+        self.reach = _reach(size, self.labels, pairs)
+        # Exact maximum-likelihood strengths within each component: the estimates.
+        self.theta = self._component_fits()
+        if self.finite:
+            work = list(pairs)
+            order = self.theta
+        else:
+            work = with_prior(pairs, _VANISHING)
+            order = fit_strengths(size, work)
+        self.order = order  # strengths that order every bot of the group, bounds included
+        self.reference = self._reference()
+        self.intervals = intervals and size > 1
+        self.phi = self._dispersion(rows) if self.intervals else 1.0
+        self.z2 = _NORMAL.inv_cdf(0.5 + confidence / 2.0) ** 2
+        # A bound's threshold (module docstring, "Bounds").
+        self.sweep = -2.0 * math.log((1.0 - confidence) / 2.0)
+        self.profile = Profile(size, work, order) if self.intervals else None
+        self.variance = inverse_information(order, work) if self.intervals else None
+
+    # ----------------------------------------------------------------- structure
+
+    def _reference(self) -> int:
+        if self.anchor is not None:
+            return self.labels[self.anchor]
+        members: dict[int, list[int]] = {}
+        for k, label in enumerate(self.labels):
+            members.setdefault(label, []).append(k)
+        games = dict.fromkeys(members, 0.0)
+        for i, j, _, n in self.pairs:
+            if self.labels[i] == self.labels[j]:
+                games[self.labels[i]] += n
+        level = {c: sum(self.order[m] for m in members[c]) / len(members[c]) for c in members}
+        # Comparable: the components it reaches or that reach it (the others could only be
+        # shown as "anything": a reference that leaves fewer of those says more).
+        known = {c: sum(c in self.reach[o] or o in self.reach[c] for o in members) for c in members}
+        return min(members, key=lambda c: (-len(members[c]), -known[c], -games[c], level[c], min(members[c])))
+
+    def _component_fits(self) -> list[float]:
         theta = [0.0] * self.size
-        used_prior: list[bool] = []
-        for component in self.components:
-            local = [
-                (self.local[self.pairings[k][0]], self.local[self.pairings[k][1]], points[k], games[k])
-                for k in component.pairings
+        for label in set(self.labels):
+            members = [k for k in range(self.size) if self.labels[k] == label]
+            local = {m: p for p, m in enumerate(members)}
+            inner = [
+                (local[i], local[j], s, n)
+                for i, j, s, n in self.pairs
+                if self.labels[i] == label and self.labels[j] == label
             ]
-            size = len(component.members)
-            needs_prior = not strongly_connected(size, local)
-            if needs_prior:
-                local = with_prior(local)
-            used_prior.append(needs_prior)
-            guess = [start[m] for m in component.members] if start is not None else None
-            fitted = fit_strengths(size, local, guess, tolerance)
-            shift = self.anchor_rating  # a group without the anchor is centred on it
-            if self.anchor is not None and self.anchor in component.members:
-                shift = self.anchor_rating - fitted[self.local[self.anchor]] * ELO_PER_NAT
-            for member, value in zip(component.members, fitted, strict=True):
-                theta[member] = value
-                elo[member] = value * ELO_PER_NAT + shift
-        if self.anchor is not None and self.anchor not in self.local:
-            elo[self.anchor] = self.anchor_rating
-        return elo, theta, used_prior
+            for m, value in zip(members, fit_strengths(len(members), inner), strict=True):
+                theta[m] = value
+        return theta
+
+    def _dispersion(self, rows: Sequence[Sequence[int]]) -> float:
+        """:func:`~referee.ratings.units.dispersion` of the pairings inside components,
+        at the components' own fits."""
+        chosen_rows: list[Sequence[int]] = []
+        expected: list[float] = []
+        resistance: list[float] = []
+        for label in set(self.labels):
+            members = [k for k in range(self.size) if self.labels[k] == label]
+            if len(members) < 2:
+                continue
+            local = {m: p for p, m in enumerate(members)}
+            inner = [
+                (local[i], local[j], s, n, row)
+                for (i, j, s, n), row in zip(self.pairs, rows, strict=True)
+                if self.labels[i] == label and self.labels[j] == label
+            ]
+            theta = [self.theta[m] for m in members]
+            variance = inverse_information(theta, [(i, j, s, n) for i, j, s, n, _ in inner])
+            for i, j, _, _, row in inner:
+                chosen_rows.append(row)
+                expected.append(sigmoid(theta[i] - theta[j]))
+                resistance.append(variance[i][i] + variance[j][j] - 2.0 * variance[i][j])
+        return dispersion(chosen_rows, expected, resistance)
+
+    def side_of(self, k: int, other: int) -> int:
+        """+1 if ``k``'s component is above ``other``'s (infinitely, by maximum likelihood),
+        -1 if below, 0 if they are one component, 2 if neither reaches the other."""
+        a, b = self.labels[k], self.labels[other]
+        if a == b:
+            return 0
+        if b in self.reach[a]:
+            return 1
+        if a in self.reach[b]:
+            return -1
+        return 2
+
+    def rank_key(self, k: int) -> tuple[float, float]:
+        """Higher is better: the level of ``k``'s component (components above others come
+        first), then its estimate within the component."""
+        members = [m for m in range(self.size) if self.labels[m] == self.labels[k]]
+        return sum(self.order[m] for m in members) / len(members), self.theta[k]
+
+    def scale_members(self) -> list[int]:
+        """The local bots whose mean is the scale's centre (the anchor alone, if any)."""
+        if self.anchor is not None:
+            return [self.anchor]
+        return [k for k in range(self.size) if self.labels[k] == self.reference]
+
+    # ----------------------------------------------------------------- lines
+
+    def _contrast_bot(self, k: int) -> list[float]:
+        c = [0.0] * self.size
+        base = self.scale_members()
+        for m in base:
+            c[m] -= 1.0 / len(base)
+        c[k] += 1.0
+        return c
+
+    def rating(self, k: int) -> Line:
+        """Bot ``k`` on the scale: relative to the anchor or the reference's mean."""
+        base = self.scale_members()
+        centre = sum(self.theta[m] for m in base) / len(base)
+        where = self.side_of(k, base[0])
+        if where == 0:
+            estimate = self.theta[k] - centre
+        else:
+            estimate = {1: math.inf, -1: -math.inf}.get(where, math.nan)
+        if base == [k]:  # the anchor, or the reference is this bot alone: a point
+            return Line(estimate, estimate, estimate)
+        contrast = self._contrast_bot(k)
+        low, high = self._ends(contrast, estimate, where)
+        return Line(estimate, low, high)
+
+    def gap(self, i: int, j: int) -> Line:
+        """``i`` minus ``j``, with the likelihood that ``i`` is the stronger."""
+        where = self.side_of(i, j)
+        if where == 0:
+            estimate = self.theta[i] - self.theta[j]
+        else:
+            estimate = {1: math.inf, -1: -math.inf}.get(where, math.nan)
+        contrast = [0.0] * self.size
+        contrast[i], contrast[j] = 1.0, -1.0
+        low, high = self._ends(contrast, estimate, where)
+        return Line(estimate, low, high, self._superiority(contrast, estimate))
+
+    def _ends(self, contrast: list[float], estimate: float, where: int) -> tuple[float, float]:
+        if not self.intervals:
+            return estimate, estimate
+        assert self.profile is not None and self.variance is not None
+        if where == 2:
+            return -math.inf, math.inf
+        target = self.z2 * self.phi if where == 0 else self.sweep * max(1.0, self.phi)
+        centre = self.profile.estimate(contrast)
+        spread = math.sqrt(max(self.phi * _quadratic(contrast, self.variance), 1e-12))
+        z = math.sqrt(self.z2)
+        low = (
+            -math.inf
+            if where == -1
+            else self.profile.end(contrast, -1, target, _guess(where, centre - z * spread))
+        )
+        high = (
+            math.inf
+            if where == 1
+            else self.profile.end(contrast, 1, target, _guess(where, centre + z * spread))
+        )
+        return low, high
+
+    def _superiority(self, contrast: list[float], estimate: float) -> float | None:
+        if not self.intervals:
+            return None
+        assert self.profile is not None
+        if math.isnan(estimate) or estimate == 0.0:
+            return 0.5
+        d, _ = self.profile.deviance(contrast, 0.0)
+        if math.isinf(estimate):
+            # The module docstring's "Bounds": exp(-D / 2) reads as the sweep's probability.
+            # One won game is as likely between equals: 1/2, never below (the vanishing
+            # prior's rounding would be).
+            return max(0.5, 1.0 - math.exp(-d / (2.0 * max(1.0, self.phi))))
+        return _NORMAL.cdf(math.copysign(math.sqrt(d / self.phi), estimate))
+
+
+def _quadratic(c: Sequence[float], matrix: Sequence[Sequence[float]]) -> float:
+    return sum(c[r] * sum(x * y for x, y in zip(matrix[r], c, strict=True)) for r in range(len(c)))
+
+
+def _guess(where: int, wald: float) -> float:
+    """A first try for an end: the Wald end where the maximum is finite; for the finite end
+    of an infinite contrast, 0 (the other bot's level), from where Newton's method walks."""
+    return wald if where == 0 else 0.0

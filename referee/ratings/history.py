@@ -27,8 +27,9 @@ def rating_history(
 ) -> list[tuple[int, dict[str, float]]]:
     """``(games so far, {bot: Elo})`` at about ``checkpoints`` evenly spaced points of the
     run, in the order the games were recorded: the maximum-likelihood fit of each prefix
-    (no resampling, no tables: about 0.1 s a point at 100,000 games). A bot is left out of
-    a point where it has no rating yet."""
+    (no intervals, no tables: about 0.1 s a point at 100,000 games). A bot is left out of
+    a point where it has no rating yet, or where its rating is only a bound (its maximum
+    likelihood is infinite: it has not yet dropped a point to the bots below it)."""
     results = [r for r in (game_result(g) for g in games) if r is not None]
     if not results:
         return []

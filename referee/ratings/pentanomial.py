@@ -5,11 +5,11 @@ as in engine testing frameworks: the two games of a pair share an opening, so th
 results are correlated, and counting the pair rather than the game keeps the error bars
 honest. Re-exported by :mod:`referee.ratings.elo`.
 
-The interval is the equal-tailed credible interval of the mean per-game score under the
-posterior of :mod:`referee.ratings.bootstrap` (a Dirichlet over the five pair outcomes
-with half a pair of prior on a 0-2 and on a 2-0), mapped to Elo. That Dirichlet's mean
-score is approximated by the Beta distribution of the same mean and variance, which is
-exact when every pair is 0 or 2 points and close otherwise, so the bounds and the LOS are
+The interval is the equal-tailed credible interval of the mean per-game score under a
+Dirichlet posterior over the five pair outcomes with half a pair of prior on a 0-2 and on
+a 2-0 (:func:`posterior_shapes`), mapped to Elo. That Dirichlet's mean score is
+approximated by the Beta distribution of the same mean and variance, which is exact when
+every pair is 0 or 2 points and close otherwise, so the bounds and the LOS are
 closed-form (no sampling, no seed). Unlike the normal approximation ``m +- z * se`` it
 replaced, it stays inside (0, 1), is asymmetric near a perfect score, and is not of
 width 0 when every pair scored the same: a 20-0 sweep of pairs is "at least so much",
@@ -22,7 +22,6 @@ import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from referee.ratings.bootstrap import posterior_shapes
 from referee.ratings.model import GameResult, elo_from_score
 
 __all__ = ["Pentanomial", "pair_counts", "pentanomial", "pentanomial_of", "pentanomial_table"]
@@ -94,6 +93,20 @@ def _oriented(table: dict[tuple[str, str], Counts], a: str, b: str) -> Counts:
     return (c[4], c[3], c[2], c[1], c[0])
 
 
+def posterior_shapes(counts: Sequence[int]) -> list[float]:
+    """The Dirichlet parameters of the five pair outcomes: ``kappa * count`` plus half a
+    pair on the worst and on the best outcome (a Jeffreys-like prior: for pairs that are
+    all 0-2 or 2-0 it is the Jeffreys posterior of the score). A Dirichlet over ``m``
+    observed units understates the variance of their mean by ``(m - 1) / (m + 1)``;
+    ``kappa = (m - 1) / m`` (fewer effective units) brings it back to ``s^2 / m``."""
+    units = sum(counts)
+    kappa = (units - 1) / units if units > 1 else 1.0
+    shapes = [kappa * c for c in counts]
+    shapes[0] += 0.5
+    shapes[-1] += 0.5
+    return shapes
+
+
 def _log_beta(a: float, b: float) -> float:
     return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
 
@@ -146,8 +159,8 @@ def beta_quantile(q: float, a: float, b: float) -> float:
 
 def score_posterior(counts: Sequence[int]) -> tuple[float, float]:
     """The Beta ``(a, b)`` with the mean and variance of the posterior mean score of five
-    pair counts (the Dirichlet of :func:`~referee.ratings.bootstrap.posterior_shapes`)."""
-    shapes = posterior_shapes([0, 0, 0, *counts])[3:]
+    pair counts (the Dirichlet of :func:`posterior_shapes`)."""
+    shapes = posterior_shapes(counts)
     total = sum(shapes)
     mean = sum(s * v for s, v in zip(shapes, _PAIR_VALUES, strict=True)) / total
     second = sum(s * v * v for s, v in zip(shapes, _PAIR_VALUES, strict=True)) / total

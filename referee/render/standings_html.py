@@ -55,11 +55,16 @@ def _f(x: float | None, signed: bool = True) -> str:
     return f"{x:+.0f}" if signed else f"{x:.0f}"
 
 
+def _end(x: float) -> str:
+    """An interval's end; an infinite one (a bound's open side) as the infinity sign."""
+    return _f(x) or ("&infin;" if x > 0 else "-&infin;")
+
+
 def _interval_bar(low: float | None, high: float | None, elo: float | None, lo: float, hi: float) -> str:
     """A 160-pixel bar: the interval as a band, the estimate as a tick, on the scale of
-    every bot's intervals together."""
+    every bot's intervals together (an infinite end or estimate at the edge)."""
     width = 160
-    if low is None or high is None or elo is None or hi <= lo:
+    if low is None or high is None or elo is None or math.isnan(elo) or hi <= lo:
         return ""
 
     def x(v: float) -> float:
@@ -95,7 +100,9 @@ def leaderboard_html(st: Standings) -> str:
             elo = f"&gt; {_f(line.elo_low)}"
         elif line.elo_bound == "upper":
             elo = f"&lt; {_f(line.elo_high)}"
-        interval = "" if line.elo_low is None else f"[{_f(line.elo_low)}, {_f(line.elo_high)}]"
+        interval = ""
+        if line.elo_low is not None and line.elo_high is not None:
+            interval = f"[{_end(line.elo_low)}, {_end(line.elo_high)}]"
         if line.name == st.anchor:
             elo, interval = _f(line.elo), "anchor"  # held at the anchor rating: a point
         los = "" if line.los_next is None else f"{100 * line.los_next:.1f}%"
