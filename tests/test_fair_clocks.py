@@ -134,7 +134,7 @@ def _match(tmp_path: Path, first: list[str], *options: str) -> list[GameRecord]:
 def _latest(records: list[GameRecord]) -> TurnEntry:
     """The turn the referee looked at latest (others may be a little late on a busy machine)."""
     late = [t for r in records for t in r.turns if t.late is not None]
-    assert late, "no turn says the referee was late"
+    assert late, ("no turn says the referee was late", [(r.reason, r.bots, r.turns[:8]) for r in records])
     return max(late, key=lambda t: t.late or 0.0)
 
 

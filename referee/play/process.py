@@ -59,6 +59,7 @@ from protocol import commands
 from protocol.framing import DEFAULT_MAX_LINE
 from referee.play.command import BotCommand as BotCommand  # re-exported: imported from here
 from referee.play.command import split_command as split_command
+from referee.play.cpu import pin_child
 from referee.play.faults import BotFault, BotStartError
 from referee.play.logs import CappedLog, LogBudget, Tail, Transcript
 from referee.play.pipes import _READ_SIZE, _BotPipes, _status
@@ -115,6 +116,7 @@ class BotProcess(_BotPipes):
         log_budget: LogBudget | None = None,
         max_line: int = DEFAULT_MAX_LINE,
         board_size: int | None = None,
+        cpus: frozenset[int] | None = None,
     ) -> None:
         self.argv = split_command(command)
         if not self.argv:
@@ -130,6 +132,7 @@ class BotProcess(_BotPipes):
         self.log_budget = log_budget
         self.max_line = max_line
         self.board_size = board_size
+        self.cpus = cpus  # the cores it is pinned to (affinity), None: wherever the system runs it
         self.name: str | None = None
         self.version: str | None = None
         self.commands: set[str] = set()
@@ -223,6 +226,7 @@ class BotProcess(_BotPipes):
                 cwd=self.cwd,
                 env=env,
                 start_new_session=True,
+                preexec_fn=None if self.cpus is None else pin_child(self.cpus),
             )
         except OSError as exc:
             self.start_failure = BotStartError(f"bot {self.label}: cannot start {self.command!r}: {exc}")

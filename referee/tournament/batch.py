@@ -101,9 +101,11 @@ class Played:
     starts: Starts = field(default_factory=list)
 
 
-async def play_scheduled(pool: BotPool, settings: GameSettings, game: ScheduledGame) -> Played:
+async def play_scheduled(
+    pool: BotPool, settings: GameSettings, game: ScheduledGame, cpus: frozenset[int] | None = None
+) -> Played:
     """Play one scheduled game with ``pool``'s bots (see :meth:`BotPool.play`)."""
-    record, starts = await pool.play(game.first, game.second, settings.spec(game))
+    record, starts = await pool.play(game.first, game.second, settings.spec(game), cpus)
     record.tournament = settings.slot_info(game)
     return Played(game, record, starts)
 

@@ -154,6 +154,10 @@ class TournamentConfig:
     source: Path
     logs: LogSpec = field(default_factory=LogSpec)
     executor: ExecutorSpec = field(default_factory=ExecutorSpec)
+    affinity: frozenset[int] | None = None
+    """The CPUs to pin the referee and the bots to (``affinity``), None for no pinning; an
+    empty set where it was asked for on a platform that cannot pin (the run says so). Not
+    part of the fingerprint: it changes where games run, not what they are."""
 
     @property
     def bot_names(self) -> tuple[str, ...]:

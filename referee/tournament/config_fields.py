@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
+from referee.play.cpu import available_cpus, describe_cpus, parse_cpus
 from referee.play.programs import program_problem
 from referee.play.spec import DEFAULT_MARGIN, OpeningKind, TimeControl
 from referee.ratings.sprt import Model, Sprt
@@ -79,6 +80,7 @@ _TOP_KEYS = (
     "bots",
     "logs",
     "executor",
+    "affinity",
 )
 _EXECUTOR_KEYS = ("dask", "batch", "processes")
 _TIME_KEYS = ("per_move", "main", "increment", "margin")
@@ -138,6 +140,7 @@ class ConfigParser(FieldChecks):
         elo = self.elo(top.get("elo", {}), names)
         logs = self.logs(top["logs"]) if "logs" in top else LogSpec()
         executor = self.executor(top["executor"]) if "executor" in top else ExecutorSpec()
+        affinity = self.affinity(top["affinity"]) if "affinity" in top else None
         return TournamentConfig(
             name=name,
             board_size=board_size,
@@ -151,7 +154,40 @@ class ConfigParser(FieldChecks):
             source=source if source is not None else self.base_dir / Path(self.file).name,
             logs=logs,
             executor=executor,
+            affinity=affinity,
         )
+
+    def affinity(self, value: object) -> frozenset[int] | None:
+        """``true`` (every CPU this process may use), ``false``, or the CPUs to use, as a
+        string like ``"0-3,6"`` or a list of numbers; every CPU must be one this process may
+        run on. An empty set: asked for where the platform cannot pin (the run notes it)."""
+        available = available_cpus()
+        if isinstance(value, bool):
+            if not value:
+                return None
+            return frozenset() if available is None else available
+        if isinstance(value, list) and value and all(type(x) is int for x in value):
+            cpus = frozenset(value)
+        elif isinstance(value, str):
+            try:
+                cpus = parse_cpus(value)
+            except ValueError as exc:
+                self.fail("affinity", f'expected CPUs like "0-3,6": {exc}')
+        else:
+            self.fail(
+                "affinity",
+                f'expected true, false, CPUs like "0-3,6" or a list of CPU numbers, got {_describe(value)}',
+            )
+        if available is None:
+            return frozenset()
+        missing = sorted(cpus - available)
+        if missing:
+            self.fail(
+                "affinity",
+                f"CPU {', '.join(str(c) for c in missing)} not available to this process "
+                f"(it may use {describe_cpus(sorted(available))})",
+            )
+        return cpus
 
     def time_control(self, value: object) -> TimeControl:
         tc = self.mapping(

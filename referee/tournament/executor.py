@@ -22,6 +22,7 @@ from typing import Protocol
 
 import trio
 
+from referee.play.cpu import CorePlan
 from referee.tournament.batch import GameSettings, Played, play_scheduled
 from referee.tournament.pool import BotPool
 from referee.tournament.schedule import ScheduledGame
@@ -71,11 +72,15 @@ class LocalExecutor:
 
     batch_size = 1
 
-    def __init__(self, settings: GameSettings, log_dir: Path, concurrency: int) -> None:
+    def __init__(
+        self, settings: GameSettings, log_dir: Path, concurrency: int, cores: CorePlan | None = None
+    ) -> None:
         self.settings = settings
         self.log_dir = log_dir
         self.concurrency = concurrency
+        self.cores = cores  # affinity: the core kept for the referee, and each game slot's
         self.pool: BotPool | None = None
+        self._free_slots = list(range(concurrency - 1, -1, -1))  # game slots not playing now
 
     @property
     def slots(self) -> int:
@@ -98,8 +103,14 @@ class LocalExecutor:
 
     async def play(self, games: Sequence[ScheduledGame], deliver: Deliver) -> None:
         assert self.pool is not None, "play() outside running()"
-        for game in games:
-            await deliver(await play_scheduled(self.pool, self.settings, game), None)
+        # A game slot of its own while it plays: with affinity, the slot's cores.
+        slot = self._free_slots.pop()
+        try:
+            cpus = None if self.cores is None else self.cores.slots[slot]
+            for game in games:
+                await deliver(await play_scheduled(self.pool, self.settings, game, cpus), None)
+        finally:
+            self._free_slots.append(slot)
 
     def kill_all(self) -> None:
         if self.pool is not None:

@@ -114,31 +114,43 @@ class BotPool:
         self.log_budgets = {name: LogBudget(log_max_per_bot) for name in self.commands}
         self._reported: weakref.WeakSet[BotProcess] = weakref.WeakSet()  # starts :meth:`play` reported
 
-    def take(self, name: str, game_id: str, seat: int) -> BotProcess:
+    def take(self, name: str, game_id: str, seat: int, cpus: frozenset[int] | None = None) -> BotProcess:
         """An idle healthy process of bot ``name`` or a new (not yet started) one, logging
-        to this game's files."""
+        to this game's files. With ``cpus`` (affinity), only a process pinned to those
+        cores is taken, or a new one is pinned to them: a process stays on its cores for
+        life (a running program's threads cannot all be moved safely)."""
         stem = f"{game_id}-{seat}-{name}"
         stderr_log = self.log_dir / f"{stem}.stderr.log"
         transcript = self.log_dir / f"{stem}.transcript.log" if self.transcripts else None
-        while self.idle[name]:
-            bot = self.idle[name].pop()
+        idle = self.idle[name]
+        for k in range(len(idle) - 1, -1, -1):
+            if idle[k].cpus != cpus:
+                continue
+            bot = idle.pop(k)
             if bot.reusable:
                 bot.set_logs(stderr_log, transcript)
                 return bot
             self.nursery.start_soon(self._close, bot)
         bot = self.commands[name].process(
-            stderr_log=stderr_log, transcript=transcript, log_budget=self.log_budgets[name], **self.options
+            stderr_log=stderr_log,
+            transcript=transcript,
+            log_budget=self.log_budgets[name],
+            cpus=cpus,
+            **self.options,
         )
         self.live.add(bot)
         self.started += 1
         return bot
 
-    async def play(self, first: str, second: str, spec: GameSpec) -> tuple[GameRecord, Starts]:
+    async def play(
+        self, first: str, second: str, spec: GameSpec, cpus: frozenset[int] | None = None
+    ) -> tuple[GameRecord, Starts]:
         """Play one game between bots ``first`` and ``second`` (seat 0 and 1) with this
-        pool's processes, and give them back: a healthy bot is kept for its next game, a
-        faulty one (or both, if the game was void) is closed. Returns the record (with the
-        notes of logs given up) and the starts the game saw (see :class:`StartFailures`)."""
-        bots = (self.take(first, spec.game_id, 0), self.take(second, spec.game_id, 1))
+        pool's processes (on ``cpus``, see :meth:`take`), and give them back: a healthy bot
+        is kept for its next game, a faulty one (or both, if the game was void) is closed.
+        Returns the record (with the notes of logs given up) and the starts the game saw
+        (see :class:`StartFailures`)."""
+        bots = (self.take(first, spec.game_id, 0, cpus), self.take(second, spec.game_id, 1, cpus))
         record: GameRecord | None = None
         try:
             record = await play_game(bots[0], bots[1], spec, start_in=self.nursery)

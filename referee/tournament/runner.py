@@ -44,6 +44,7 @@ from typing import Any, TextIO
 import trio
 
 from referee.errors import ResultsError, RunStopped
+from referee.play.cpu import CorePlan, available_cpus
 from referee.play.records import GameRecord, GameSummary, Termination
 from referee.ratings.report import Standings, render, standings
 from referee.text import printable
@@ -189,7 +190,7 @@ class Tournament:
         or on a Dask cluster (only then is Dask imported)."""
         spec = self.config.executor
         if spec.dask is None and (spec.processes == 1 or self.config.concurrency == 1):
-            return LocalExecutor(self.settings, self.folder / LOGS, self.config.concurrency)
+            return LocalExecutor(self.settings, self.folder / LOGS, self.config.concurrency, self._cores())
         if spec.dask is None:
             from referee.tournament.process_executor import ProcessExecutor
 
@@ -332,6 +333,49 @@ class Tournament:
             folder=self.folder,
         )
 
+    def _cores(self) -> CorePlan | None:
+        """The affinity plan of a run in this process (None: no pinning)."""
+        cpus = self.config.affinity
+        if not cpus:
+            return None
+        return CorePlan.of(sorted(cpus), self.config.concurrency)
+
+    def _cpu_lines(self) -> list[str]:
+        """The header's lines about CPUs: the affinity plan or why it is not used, and a
+        warning when more bots think at once than there are cores for them."""
+        c = self.config
+        lines = []
+        executor = self.executor
+        local = isinstance(executor, LocalExecutor)
+        cores = executor.cores if isinstance(executor, LocalExecutor) else None
+        if c.affinity is not None:
+            if not c.affinity:
+                lines.append("note: affinity ignored: this platform cannot pin processes to CPUs")
+            elif not local:
+                lines.append(
+                    "note: affinity ignored: it applies to games played in this process "
+                    "(not over referee processes or a cluster)"
+                )
+            elif cores is None:
+                lines.append("note: affinity ignored: it needs at least two CPUs (one for the referee)")
+            else:
+                lines.append(cores.describe())
+        if c.executor.dask is None:
+            # One bot per game thinks at a time (the mover); a bot that ponders counts twice.
+            if cores is not None:
+                usable = len(set().union(*cores.slots))
+            else:
+                cpus = available_cpus()
+                usable = len(cpus) if cpus else (os.cpu_count() or 1)
+            if c.concurrency > usable:
+                lines.append(
+                    f"warning: {c.concurrency} games at once on {usable} CPU core(s) for bots: more bots "
+                    "think at once than there are cores, so each gets a share of a core and the clocks "
+                    f"measure less thinking than on a quiet machine (concurrency {usable} or less keeps "
+                    "them apart; affinity pins them)"
+                )
+        return lines
+
     def _header(self, progress: Progress) -> None:
         c = self.config
         tc = c.time_control
@@ -355,6 +399,8 @@ class Tournament:
             f"{clock}, {size}, {self.executor.describe()}"
         )
         self.say(f"results: {shown(self.results.path)}")
+        for line in self._cpu_lines():
+            self.say(line, always=line.startswith("warning"))
         if c.executor.dask is None and c.executor.processes > 1 and c.concurrency == 1:
             self.say(
                 f"note: {c.executor.processes} referee processes asked for, but concurrency 1 plays one "
