@@ -1,6 +1,6 @@
 """Does the referee's own lateness ever decide a game? ``python benchmarks/fairness.py
 [--games-per-pair 16] [--concurrency 16] [--processes N] [--load 2] [--runs 1]
-[--per-move 0.05] [--margin 0.2] [--size 5] [--keep DIR]``.
+[--per-move 0.05] [--margin 0.2] [--size 5] [--affinity] [--keep DIR]``.
 
 A real ``vastuz tournament`` (with ``--transcripts``) between four copies of
 ``benchmarks/stamping_bot.py``, time-using bots that burn CPU for a random share of the
@@ -95,6 +95,8 @@ def write_config(folder: Path, args: argparse.Namespace, stamps: Path) -> Path:
     }
     if args.processes:
         data["executor"] = {"processes": args.processes}
+    if args.affinity:
+        data["affinity"] = True
     path = folder / "fairness.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
@@ -272,11 +274,12 @@ def main() -> None:
         "--think", default="0.2,0.95", help="the bots' thinking, fractions LO,HI of the window"
     )
     parser.add_argument("--keep", type=Path, default=None, help="copy each run's folder here")
+    parser.add_argument("--affinity", action="store_true", help="affinity: true (bots kept off one core)")
     args = parser.parse_args()
     print(
         f"fairness: 4 stamping bots, board {args.size}, {args.per_move} s per move + {args.margin} s margin, "
         f"concurrency {args.concurrency}, {args.processes or 'no'} referee processes, {args.load} busy "
-        f"processes, {os.cpu_count()} cores",
+        f"processes, {os.cpu_count()} cores" + (", affinity" if args.affinity else ""),
         flush=True,
     )
     results = []

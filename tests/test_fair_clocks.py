@@ -11,6 +11,7 @@ record says), never how fast anything was.
 
 from __future__ import annotations
 
+import io
 import json
 import shlex
 import subprocess
@@ -19,6 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import trio
 from conftest import fakebot_argv
 from runs import ROOT, write_config
@@ -31,6 +33,8 @@ from referee.play.player import Exchange
 from referee.play.process import BotCommand, BotProcess
 from referee.play.records import BotEntry, BotStats, GameRecord, TurnEntry, parse_line
 from referee.play.watch import NOTICE, LoopWatch
+from referee.tournament.config_yaml import load_config
+from referee.tournament.runner import Tournament
 
 ASK = commands.final_score()  # answered at once; not part of the handshake
 
@@ -117,7 +121,7 @@ def _stopper(*extra: str) -> list[str]:
     return [*fakebot_argv("--seed", "3", "--fault", "stop-referee", "--after", "2", "--stop", "1.0"), *extra]
 
 
-def _match(tmp_path: Path, first: list[str], *options: str) -> list[GameRecord]:
+def _match(tmp_path: Path, first: list[str], *options: str, said: str | None = None) -> list[GameRecord]:
     out = tmp_path / "m"
     done = subprocess.run(
         [
@@ -128,6 +132,8 @@ def _match(tmp_path: Path, first: list[str], *options: str) -> list[GameRecord]:
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+    if said is not None:
+        assert said in done.stdout, done.stdout
     return [parse_line(line) for line in (out / "games.jsonl").read_text().splitlines()]
 
 
@@ -141,7 +147,9 @@ def _latest(records: list[GameRecord]) -> TurnEntry:
 def test_a_stopped_run_does_not_forfeit_a_bot_that_answered(tmp_path: Path) -> None:
     # SIGSTOP of the referee for 1 s across a 0.3 s deadline, the answer in the pipe within
     # a few ms: the game goes on to its end, and the record shows the lateness.
-    (record,) = _match(tmp_path, _stopper(), "--per-move", "0.1", "--margin", "0.2")
+    (record,) = _match(
+        tmp_path, _stopper(), "--per-move", "0.1", "--margin", "0.2", said="referee: looked late at "
+    )
     assert record.termination.value == "score", record.reason
     turn = _latest([record])
     assert turn.late is not None and turn.late >= 0.5
@@ -201,3 +209,29 @@ def test_a_stopped_referee_process_does_not_forfeit_a_bot(tmp_path: Path) -> Non
     turn = _latest(records)
     assert turn.late is not None and turn.late >= 0.5
     assert "referee: looked late at " in done.stdout
+
+
+async def test_a_bug_in_a_bots_start_voids_the_game_and_the_run_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A bug of ours between the spawn and the handshake (here: the watch failing) once
+    # left the bot's close waiting forever for a stderr task never started: the run hung,
+    # deaf to Ctrl-C. Now the game is void and the run ends.
+    def broken() -> None:
+        raise RuntimeError("injected bug")
+
+    monkeypatch.setattr(LoopWatch, "current", staticmethod(broken))
+    bots = [
+        {"name": n, "command": list(fakebot_argv("--seed", str(k))), "cwd": str(ROOT)}
+        for k, n in enumerate("ab")
+    ]
+    config = write_config(
+        tmp_path, bots, schedule={"kind": "round_robin", "games_per_pair": 2}, concurrency=2
+    )
+    out = io.StringIO()
+    with trio.fail_after(60):
+        result = await Tournament(load_config(config), out=out, start_failure_limit=100).run()
+    records = [parse_line(x) for x in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    assert len(records) == 2 and all(r.termination.value == "void" for r in records)
+    assert all(r.reason.startswith("referee error") for r in records), [r.reason for r in records]
+    assert result.void == 2

@@ -28,6 +28,7 @@ import trio
 
 from referee.errors import RunStopped
 from referee.play.command import BotCommand
+from referee.play.lateness import Lateness
 from referee.play.records import GameRecord, SlotInfo, Termination
 from referee.play.spec import (
     DEFAULT_COMMAND_TIMEOUT,
@@ -217,6 +218,9 @@ def elo_lines(summary: MatchSummary, *, bootstrap: int = 1000) -> list[str]:
     else:
         out.append("Elo difference: no rated games")
         warnings = list(summary.warnings)
+    late = Lateness.of(summary.records).line()
+    if late is not None:
+        out.append(late)
     out.extend(f"warning: {w}" for w in warnings)
     return out
 
