@@ -161,8 +161,10 @@ async def test_json_is_a_schema_2_object(autojump_clock: trio.testing.MockClock)
     document = json.loads(render(st, "json"))
     assert list(document) == [
         "schema", "games", "rated", "void", "anchor", "confidence", "groups", "bots", "pairs", "warnings",
-        "overhead_us",
+        "overhead_us", "referee_lateness",
     ]  # fmt: skip
+    # Records of on-time games: the referee never looked late.
+    assert document["referee_lateness"]["late"] == 0 and document["referee_lateness"]["answers"] > 0
     assert document["schema"] == 2 and document["anchor"] == "b" and document["confidence"] == 0.95
     assert (document["games"], document["rated"], document["void"]) == (7, 6, 1)
     assert document["groups"] == [[line.name for line in st.lines]]
