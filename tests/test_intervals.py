@@ -351,3 +351,48 @@ def test_the_vanishing_prior_does_not_show() -> None:
     theta = fit_strengths(3, with_prior(pairs, 1e-6))
     assert log_likelihood(theta, pairs) == pytest.approx(limit, abs=1e-4)
     assert theta[0] - theta[1] > 12  # about ln(2 * 6 / 1e-6) nats
+
+
+def test_a_bot_neither_above_nor_below_the_scale_is_shown_as_unknown() -> None:
+    """a and e each beat one bot at the bottom of the field and nothing links them to the
+    bots that fix the scale, in either direction: their ratings are anything, "?"."""
+    from dataclasses import dataclass, field
+
+    from referee.play.records import Termination
+    from referee.ratings.report import render, standings
+
+    @dataclass(frozen=True)
+    class Stats:
+        requests: int = 0
+        overhead_us: float = 0.0
+        late: int = 0
+        late_max: float = 0.0
+
+    @dataclass(frozen=True)
+    class Bot:
+        label: str
+        stats: Stats = field(default_factory=Stats)
+
+    @dataclass(frozen=True)
+    class Record:
+        labels: tuple[str, str]
+        winner: int | None = 0
+        pair_key: str | None = None
+        termination: Termination = Termination.SCORE
+        fault: None = None
+        is_void: bool = False
+
+        @property
+        def bots(self) -> tuple[Bot, Bot]:
+            return Bot(self.labels[0]), Bot(self.labels[1])
+
+    played = [("a", "b"), ("c", "b"), ("c", "d"), ("e", "d")]
+    records = [Record(pair) for pair in played for _ in range(3)]
+    st = standings(records, ["a", "b", "c", "d", "e"])  # type: ignore[arg-type]  # stand-ins
+    unknown = [line for line in st.lines if line.elo is not None and math.isnan(line.elo)]
+    assert unknown and all((x.elo_low, x.elo_high) == (-math.inf, math.inf) for x in unknown)
+    text = render(st, "text")
+    for line in unknown:
+        row = next(row.split() for row in text.splitlines() if row.split()[1:2] == [line.name])
+        assert row[2:4] == ["?", "[-inf,"]
+    assert "nan" not in text and "nan" not in render(st, "json").lower()

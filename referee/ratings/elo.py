@@ -431,26 +431,34 @@ class _Board:
         for component, fit in zip(self.components, self.fits, strict=True):
             if fit.finite:
                 continue
-            reference = {component.members[p] for p in fit.scale_members()}
+            base = fit.scale_members()[0]
+            side = {m: fit.side_of(p, base) for p, m in enumerate(component.members)}
             perfect = False
             for k in sorted(component.members, key=lambda m: names[m]):
-                if k in reference:
-                    continue
-                if wins[k] and not draws[k] and not losses[k]:
+                if side[k] == 1 and wins[k] and not draws[k] and not losses[k]:
                     warnings.append(f"bot {names[k]} won every game: its rating is a lower bound")
                     perfect = True
-                elif losses[k] and not draws[k] and not wins[k]:
+                elif side[k] == -1 and losses[k] and not draws[k] and not wins[k]:
                     warnings.append(f"bot {names[k]} lost every game: its rating is an upper bound")
                     perfect = True
             members = _fmt_group(sorted(names[m] for m in component.members))
             detail = "" if perfect else " (some of them never scored a point against the others)"
-            chosen = [names[m] for p, m in enumerate(component.members) if fit.labels[p] == fit.reference]
-            anchored = anchor is not None and anchor in component.members
-            scale = "on the anchor's scale" if anchored else "centred on them"
+            chosen = sorted(names[m] for m in component.members if side[m] == 0)
+            if anchor is not None and anchor in component.members:
+                scale = "on the anchor's scale"
+            else:
+                scale = "which sets the scale" if len(chosen) == 1 else "centred on them"
             verb = "has an estimate" if len(chosen) == 1 else "have estimates"
+            unknown = sorted(names[m] for m in component.members if side[m] == 2)
+            unplaced = ""
+            if unknown:
+                unplaced = (
+                    f"; {_fmt_group(unknown)} are neither above nor below {_fmt_group(chosen)} by the "
+                    "games played: their ratings are unknown (?)"
+                )
             warnings.append(
                 f"the ratings of {members} are infinite by maximum likelihood{detail}: only "
-                f"{_fmt_group(sorted(chosen))} {verb} ({scale}), the others are bounds "
-                "(> X: at least X, < X: at most X)"
+                f"{_fmt_group(chosen)} {verb} ({scale}), the others are bounds "
+                f"(> X: at least X, < X: at most X){unplaced}"
             )
         return warnings

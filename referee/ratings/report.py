@@ -213,6 +213,8 @@ def standings(
 
 # ------------------------------------------------------------------------------ rendering
 def _num(x: float, digits: int = 0) -> str:
+    if math.isnan(x):  # a rating the data do not place above or below the scale's bots
+        return "?"
     if not math.isfinite(x):
         return "inf" if x > 0 else "-inf"
     return f"{x:+.{digits}f}" if digits == 0 else f"{x:.{digits}f}"
