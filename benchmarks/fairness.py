@@ -1,6 +1,6 @@
 """Does the referee's own lateness ever decide a game? ``python benchmarks/fairness.py
 [--games-per-pair 16] [--concurrency 16] [--processes N] [--load 2] [--runs 1]
-[--per-move 0.05] [--margin 0.2] [--size 5] [--affinity] [--keep DIR]``.
+[--per-move 0.05] [--margin 0.2] [--size 5] [--affinity] [--standings-every 10] [--keep DIR]``.
 
 A real ``vastuz tournament`` (with ``--transcripts``) between four copies of
 ``benchmarks/stamping_bot.py``, time-using bots that burn CPU for a random share of the
@@ -210,7 +210,17 @@ def one_run(args: argparse.Namespace, keep: Path | None) -> Tally:
     began = time.perf_counter()
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "referee.cli", "tournament", str(config), "--quiet", "--transcripts"],
+            [
+                sys.executable,
+                "-m",
+                "referee.cli",
+                "tournament",
+                str(config),
+                "--quiet",
+                "--transcripts",
+                "--standings-every",
+                str(args.standings_every),
+            ],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -275,6 +285,12 @@ def main() -> None:
     )
     parser.add_argument("--keep", type=Path, default=None, help="copy each run's folder here")
     parser.add_argument("--affinity", action="store_true", help="affinity: true (bots kept off one core)")
+    parser.add_argument(
+        "--standings-every",
+        type=int,
+        default=10,
+        help="the run's standings every N games (0: only at the end)",
+    )
     args = parser.parse_args()
     print(
         f"fairness: 4 stamping bots, board {args.size}, {args.per_move} s per move + {args.margin} s margin, "
