@@ -23,7 +23,13 @@ from referee.ratings.fit import (
     with_prior,
 )
 from referee.ratings.profile import Profile
-from referee.ratings.units import DISPERSION_PRIOR, dispersion, outcome_counts
+from referee.ratings.units import (
+    DISPERSION_PRIOR,
+    dispersion,
+    moments,
+    outcome_counts,
+    weighted_dispersion,
+)
 
 
 def _results(a: str, b: str, wins: int, draws: int, losses: int) -> list[GameResult]:
@@ -140,41 +146,53 @@ def test_an_interval_holds_its_estimate_without_stretching(
 
 
 def test_the_interval_is_the_likelihood_ratio_set() -> None:
-    """Each end is where the profile deviance, divided by the dispersion, reaches the
-    squared normal quantile; the estimate is where it is 0; the LOS is the one-sided test."""
+    """Each end is where the profile deviance, divided by the contrast's dispersion, reaches
+    the squared normal quantile; the estimate is where it is 0; the LOS is the one-sided
+    test. The dispersion weighs each pairing's units by how much they move the contrast."""
     games = _results("a", "b", 9, 4, 7) + _results("b", "c", 5, 2, 3) + _results("a", "c", 6, 0, 4)
     r = compute_ratings(games, anchor="c")
-    names = ["a", "b", "c"]
     pairs = [(0, 1, 11.0, 20.0), (1, 2, 6.0, 10.0), (0, 2, 6.0, 10.0)]
     theta = fit_strengths(3, pairs)
     profile = Profile(3, pairs, theta)
-    # Lone games: every unit is one game; the dispersion is measured on them.
-    phi = _dispersion_of(games, names, theta)
-    assert 0.5 < phi < 1.0  # some draws: less variance than the model's
-    target = NormalDist().inv_cdf(0.975) ** 2 * phi
-    for name, k in (("a", 0), ("b", 1)):
+    z2 = NormalDist().inv_cdf(0.975) ** 2
+    for name, contrast in (("a", [1.0, 0.0, -1.0]), ("b", [0.0, 1.0, -1.0])):
         x = r.rating(name)
-        contrast = [0.0, 0.0, -1.0]
-        contrast[k] = 1.0
+        phi = _dispersion_of(games, theta, contrast)
+        assert 0.5 < phi < 1.0  # some draws: less variance than the model's
         assert profile.estimate(contrast) * ELO_PER_NAT == pytest.approx(x.elo, abs=1e-7)
         for end in (x.low, x.high):
             assert end is not None
             deviance, _ = profile.deviance(contrast, end / ELO_PER_NAT)
-            assert deviance == pytest.approx(target, rel=1e-5)
+            assert deviance == pytest.approx(z2 * phi, rel=1e-5)
     gap = r.gaps[("a", "b")]
+    phi = _dispersion_of(games, theta, [1.0, -1.0, 0.0])
     deviance, _ = profile.deviance([1.0, -1.0, 0.0], 0.0)
     assert gap.los == pytest.approx(NormalDist().cdf(math.sqrt(deviance / phi)), abs=1e-9)
+    # Every unit weighted alike, the group's own figure is another value.
+    assert dispersion(*_pairings_of(games, theta)) != pytest.approx(phi, abs=1e-3)
 
 
-def _dispersion_of(games: Sequence[GameResult], names: Sequence[str], theta: Sequence[float]) -> float:
-    index = {n: k for k, n in enumerate(names)}
-    pairing = {(0, 1): 0, (1, 2): 1, (0, 2): 2}
-    rows = outcome_counts(games, index, pairing)
+def _pairings_of(
+    games: Sequence[GameResult], theta: Sequence[float]
+) -> tuple[list[list[int]], list[float], list[float]]:
+    """Outcome counts, fitted scores and resistances of the three pairings above."""
+    index = {n: k for k, n in enumerate("abc")}
+    rows = outcome_counts(games, index, {(0, 1): 0, (1, 2): 1, (0, 2): 2})
     pairs = [(0, 1, 11.0, 20.0), (1, 2, 6.0, 10.0), (0, 2, 6.0, 10.0)]
     v = inverse_information(theta, pairs)
     expected = [sigmoid(theta[i] - theta[j]) for i, j, _, _ in pairs]
     resistance = [v[i][i] + v[j][j] - 2 * v[i][j] for i, j, _, _ in pairs]
-    return dispersion(rows, expected, resistance)
+    return rows, expected, resistance
+
+
+def _dispersion_of(games: Sequence[GameResult], theta: Sequence[float], contrast: Sequence[float]) -> float:
+    """The contrast's dispersion, from the documented formula."""
+    rows, expected, resistance = _pairings_of(games, theta)
+    v = inverse_information(theta, [(0, 1, 11.0, 20.0), (1, 2, 6.0, 10.0), (0, 2, 6.0, 10.0)])
+    reach = [sum(v[r][q] * contrast[q] for q in range(3)) for r in range(3)]
+    weights = [(reach[i] - reach[j]) ** 2 for i, j in ((0, 1), (1, 2), (0, 2))]
+    parts = [moments(row, p, h) for row, p, h in zip(rows, expected, resistance, strict=True)]
+    return weighted_dispersion(parts, weights)
 
 
 def test_los_agrees_with_the_gap_interval() -> None:

@@ -22,9 +22,10 @@ maximum-likelihood ones, which is what the full likelihood tends to as the infin
 open up.
 
 Intervals (:mod:`referee.ratings.profile`): the likelihood-ratio set of each contrast,
-its threshold scaled by the units' dispersion (:func:`referee.ratings.units.dispersion`),
-measured on the pairings inside components (a pairing whose games all went one way has no
-residual to measure). Where the maximum likelihood is infinite, the same likelihood is
+its threshold scaled by the dispersion of the units that move that contrast's estimate
+(:func:`referee.ratings.units.weighted_dispersion`: the sandwich variance over the
+model's), measured on the pairings inside components (a pairing whose games all went one
+way has no residual to measure). Where the maximum likelihood is infinite, the same likelihood is
 maximised with a vanishing number of virtual draws per pairing (:data:`_VANISHING`), only
 so that the supremum, which lies at infinity, is reached by a finite fit; the deviances it
 gives differ from the limit's by far less than any table shows.
@@ -36,8 +37,9 @@ is exactly ``p(d) ** n``, the probability of that sweep, and ``D <= 3.84`` would
 gaps under which the sweep had a 15% chance. A bound's finite end is instead where
 ``exp(-D / 2)`` falls to ``(1 - confidence) / 2``: for two bots the exact one-sided
 (Clopper-Pearson) bound of a perfect score, and the same reading of the likelihood in a
-field. The dispersion is not applied there below 1 (a sweep shows no draws), and the LOS of
-a bound gap is ``1 - exp(-D(0) / 2)``: 75% for 2-0, as a coin would have it.
+field. The group's dispersion (:func:`referee.ratings.units.dispersion`) applies there only
+above 1 (a sweep shows no draws), and the LOS of a bound gap is ``1 - exp(-D(0) / 2)``: 75%
+for 2-0, as a coin would have it.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from referee.ratings.fit import (
     with_prior,
 )
 from referee.ratings.profile import Profile
-from referee.ratings.units import dispersion
+from referee.ratings.units import Moments, dispersion, moments, weighted_dispersion
 
 __all__ = ["Group", "GroupFit", "Line", "connected_groups"]
 
@@ -174,7 +176,7 @@ class GroupFit:
         self.order = order  # strengths that order every bot of the group, bounds included
         self.reference = self._reference()
         self.intervals = intervals and size > 1
-        self.phi = self._dispersion(rows) if self.intervals else 1.0
+        self.phi = self._dispersion(rows) if self.intervals else 1.0  # the group's, for bounds
         self.z2 = _NORMAL.inv_cdf(0.5 + confidence / 2.0) ** 2
         # A bound's threshold (module docstring, "Bounds").
         self.sweep = -2.0 * math.log((1.0 - confidence) / 2.0)
@@ -214,8 +216,12 @@ class GroupFit:
         return theta
 
     def _dispersion(self, rows: Sequence[Sequence[int]]) -> float:
-        """:func:`~referee.ratings.units.dispersion` of the pairings inside components,
-        at the components' own fits."""
+        """:func:`~referee.ratings.units.dispersion` of the pairings inside components, at
+        the components' own fits; keeps each pairing's :class:`~referee.ratings.units.Moments`
+        and each component's inverse information for the contrasts' own dispersion."""
+        self._moments: dict[int, Moments] = {}  # pairing index -> its units' moments
+        self._phi_of: dict[tuple[float, ...], float] = {}  # contrast -> its dispersion
+        self._inverse: dict[int, tuple[list[int], list[list[float]]]] = {}  # label -> members, A^-1
         chosen_rows: list[Sequence[int]] = []
         expected: list[float] = []
         resistance: list[float] = []
@@ -225,17 +231,48 @@ class GroupFit:
                 continue
             local = {m: p for p, m in enumerate(members)}
             inner = [
-                (local[i], local[j], s, n, row)
-                for (i, j, s, n), row in zip(self.pairs, rows, strict=True)
+                (index, local[i], local[j], s, n)
+                for index, (i, j, s, n) in enumerate(self.pairs)
                 if self.labels[i] == label and self.labels[j] == label
             ]
             theta = [self.theta[m] for m in members]
-            variance = inverse_information(theta, [(i, j, s, n) for i, j, s, n, _ in inner])
-            for i, j, _, _, row in inner:
-                chosen_rows.append(row)
-                expected.append(sigmoid(theta[i] - theta[j]))
-                resistance.append(variance[i][i] + variance[j][j] - 2.0 * variance[i][j])
+            variance = inverse_information(theta, [(i, j, s, n) for _, i, j, s, n in inner])
+            self._inverse[label] = (members, variance)
+            for index, i, j, _, _ in inner:
+                p = sigmoid(theta[i] - theta[j])
+                resist = variance[i][i] + variance[j][j] - 2.0 * variance[i][j]
+                self._moments[index] = moments(rows[index], p, resist)
+                chosen_rows.append(rows[index])
+                expected.append(p)
+                resistance.append(resist)
         return dispersion(chosen_rows, expected, resistance)
+
+    def _contrast_dispersion(self, contrast: Sequence[float]) -> float:
+        """The dispersion of a contrast within one component, from the pairings that move
+        its estimate (:func:`~referee.ratings.units.weighted_dispersion`)."""
+        key = tuple(contrast)
+        if key not in self._phi_of:
+            self._phi_of[key] = self._weighted(contrast)
+        return self._phi_of[key]
+
+    def _weighted(self, contrast: Sequence[float]) -> float:
+        support = [k for k in range(self.size) if contrast[k] != 0.0]
+        label = self.labels[support[0]]
+        if label not in self._inverse:
+            return 1.0
+        members, variance = self._inverse[label]
+        c = [contrast[m] for m in members]
+        # A^-1 c: how a unit of score in each pairing moves the contrast's estimate.
+        reach = [sum(row[q] * c[q] for q in range(len(c))) for row in variance]
+        local = {m: p for p, m in enumerate(members)}
+        parts: list[Moments] = []
+        weights: list[float] = []
+        for index, part in self._moments.items():
+            i, j = self.pairs[index][0], self.pairs[index][1]
+            if self.labels[i] == label:
+                parts.append(part)
+                weights.append((reach[local[i]] - reach[local[j]]) ** 2)
+        return weighted_dispersion(parts, weights)
 
     def side_of(self, k: int, other: int) -> int:
         """+1 if ``k``'s component is above ``other``'s (infinitely, by maximum likelihood),
@@ -304,9 +341,10 @@ class GroupFit:
         assert self.profile is not None and self.variance is not None
         if where == 2:
             return -math.inf, math.inf
-        target = self.z2 * self.phi if where == 0 else self.sweep * max(1.0, self.phi)
+        phi = self._contrast_dispersion(contrast) if where == 0 else max(1.0, self.phi)
+        target = self.z2 * phi if where == 0 else self.sweep * phi
         centre = self.profile.estimate(contrast)
-        spread = math.sqrt(max(self.phi * _quadratic(contrast, self.variance), 1e-12))
+        spread = math.sqrt(max(phi * _quadratic(contrast, self.variance), 1e-12))
         z = math.sqrt(self.z2)
         low = (
             -math.inf
@@ -327,12 +365,13 @@ class GroupFit:
         if math.isnan(estimate) or estimate == 0.0:
             return 0.5
         d, _ = self.profile.deviance(contrast, 0.0)
-        if math.isinf(estimate):
-            # The module docstring's "Bounds": exp(-D / 2) reads as the sweep's probability.
-            # One won game is as likely between equals: 1/2, never below (the vanishing
-            # prior's rounding would be).
-            return max(0.5, 1.0 - math.exp(-d / (2.0 * max(1.0, self.phi))))
-        return _NORMAL.cdf(math.copysign(math.sqrt(d / self.phi), estimate))
+        if math.isfinite(estimate):
+            phi = self._contrast_dispersion(contrast)
+            return _NORMAL.cdf(math.copysign(math.sqrt(d / phi), estimate))
+        # A bound (module docstring, "Bounds"): exp(-D / 2) reads as the sweep's probability.
+        # One won game is as likely between equals: 1/2, never below (the vanishing prior's
+        # rounding would be).
+        return max(0.5, 1.0 - math.exp(-d / (2.0 * max(1.0, self.phi))))
 
 
 def _quadratic(c: Sequence[float], matrix: Sequence[Sequence[float]]) -> float:

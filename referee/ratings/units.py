@@ -7,8 +7,9 @@ an opening, and the colours are reversed), and a draw is not half a win and half
 (it carries less variance). The Bradley-Terry likelihood treats every game as an
 independent Bernoulli trial of variance ``p (1 - p)``: right for the point estimate (its
 score equations are what any unbiased rating method solves), not for the error bars.
-:func:`dispersion` measures, from the units themselves, how far their real variance is
-from that model's, so the intervals can be put right (:mod:`referee.ratings.groups`).
+:func:`dispersion` and :func:`weighted_dispersion` measure, from the units themselves,
+how far their real variance is from that model's, so the intervals can be put right
+(:mod:`referee.ratings.groups`).
 
 Only the count of units in each of eight outcome classes is kept per pairing, so the cost
 of everything downstream depends on the number of pairings, not of games.
@@ -21,6 +22,7 @@ key are counted as lone games.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 
 from referee.ratings.model import GameResult
 
@@ -28,10 +30,13 @@ __all__ = [
     "CLASS_GAMES",
     "CLASS_POINTS",
     "DISPERSION_PRIOR",
+    "Moments",
     "OutcomeCounts",
     "dispersion",
+    "moments",
     "outcome_counts",
     "totals",
+    "weighted_dispersion",
 ]
 
 # The eight outcome classes of a pairing, as points of its lower-indexed bot and games:
@@ -85,41 +90,85 @@ def totals(counts: OutcomeCounts) -> tuple[list[float], list[float]]:
     return points, games
 
 
-def dispersion(
-    rows: Sequence[Sequence[int]], expected: Sequence[float], resistance: Sequence[float]
-) -> float:
-    """The ratio of the units' real score variance to the model's, for the pairings given.
+@dataclass(frozen=True)
+class Moments:
+    """What one pairing's units say about their variance (see :func:`dispersion`):
+    ``squares``, the sum of their leverage-corrected squared residuals ``r^2 / (1 - h)``;
+    ``variance``, the sum of the model's variances ``v``; ``spread``, the sum of ``v^2``
+    (for an effective number of units); ``freedom``, the sum of ``1 - h``."""
 
-    ``rows`` are the pairings' outcome counts, ``expected`` the fitted per-game score of
-    each pairing's lower-indexed bot, ``resistance`` the model variance of each pairing's
+    squares: float = 0.0
+    variance: float = 0.0
+    spread: float = 0.0
+    freedom: float = 0.0
+
+
+def moments(row: Sequence[int], p: float, resistance: float) -> Moments:
+    """The :class:`Moments` of one pairing: its outcome counts ``row``, the fitted per-game
+    score ``p`` of its lower-indexed bot, and ``resistance``, the model variance of its
     fitted rating difference in nats (``e^T A^-1 e`` for its two bots, ``A`` the Fisher
     information), from which each unit's leverage follows.
 
-    A unit of ``g`` games scoring ``x`` has residual ``x - g p`` and model variance
+    A unit of ``g`` games scoring ``x`` has residual ``r = x - g p`` and model variance
     ``v = g p (1 - p)``. Fitting uses up some of the residuals' spread: a unit's expected
     squared residual is ``phi v (1 - h)``, with ``h = v e^T A^-1 e`` its leverage (the
-    leverages of a group add up to its number of free ratings). So ``sum(r^2 / (1 - h)) /
-    sum(v)`` estimates ``phi`` without bias; it is then combined with
-    :data:`DISPERSION_PRIOR` units at ``phi = 1``, weighted by the residual degrees of
-    freedom ``sum(1 - h)``. A unit whose leverage is 1 (the only unit of a pairing that
-    alone fixes a rating) has no residual to show and is left out.
-
-    The prior errs on the safe side for game results: a draw has less variance than half a
-    win and half a loss, so their variance is at most the model's, and a small sample's
-    estimate is pulled up towards it, which also makes up for its noise.
+    leverages of a group add up to its number of free ratings), so ``r^2 / (1 - h)``
+    estimates ``phi v`` without bias. A unit whose leverage is 1 (the only unit of a
+    pairing that alone fixes a rating) has no residual to show and is left out.
     """
-    squares = variance = freedom = 0.0
-    for row, p, resist in zip(rows, expected, resistance, strict=True):
-        for count, points, games in zip(row, CLASS_POINTS, CLASS_GAMES, strict=True):
-            if not count:
-                continue
-            v = games * p * (1.0 - p)
-            h = v * resist
-            if v <= 0.0 or h >= 1.0 - 1e-9:
-                continue
-            squares += count * (points - games * p) ** 2 / (1.0 - h)
-            variance += count * v
-            freedom += count * (1.0 - h)
+    squares = variance = spread = freedom = 0.0
+    for count, points, games in zip(row, CLASS_POINTS, CLASS_GAMES, strict=True):
+        if not count:
+            continue
+        v = games * p * (1.0 - p)
+        h = v * resistance
+        if v <= 0.0 or h >= 1.0 - 1e-9:
+            continue
+        squares += count * (points - games * p) ** 2 / (1.0 - h)
+        variance += count * v
+        spread += count * v * v
+        freedom += count * (1.0 - h)
+    return Moments(squares, variance, spread, freedom)
+
+
+def dispersion(
+    rows: Sequence[Sequence[int]], expected: Sequence[float], resistance: Sequence[float]
+) -> float:
+    """The ratio of the units' real score variance to the model's over the pairings given
+    (their counts, fitted scores and resistances, as :func:`moments` takes them).
+
+    ``sum(r^2 / (1 - h)) / sum(v)`` over the units, combined with :data:`DISPERSION_PRIOR`
+    units at ``phi = 1``, weighted by the residual degrees of freedom ``sum(1 - h)``. The
+    prior errs on the safe side for game results: a draw has less variance than half a win
+    and half a loss, so with draws the variance is below the model's, and a small
+    sample's estimate is pulled up towards it, which also makes up for its noise.
+    """
+    total = [moments(row, p, r) for row, p, r in zip(rows, expected, resistance, strict=True)]
+    squares = sum(m.squares for m in total)
+    variance = sum(m.variance for m in total)
+    freedom = sum(m.freedom for m in total)
     if variance <= 0.0:
         return 1.0
     return (freedom * squares / variance + DISPERSION_PRIOR) / (freedom + DISPERSION_PRIOR)
+
+
+def weighted_dispersion(parts: Sequence[Moments], weights: Sequence[float]) -> float:
+    """The dispersion of one contrast: the pairings' :class:`Moments` weighted by how much
+    each moves the contrast's estimate (``weights``, the squared influence ``(c^T A^-1 e)^2``
+    of a unit of score in that pairing), combined with :data:`DISPERSION_PRIOR` units at
+    ``phi = 1`` as in :func:`dispersion`.
+
+    With these weights ``sum(w v)`` is the model's variance of the estimate and
+    ``sum(w r^2 / (1 - h))`` the robust (sandwich) one, so their ratio is what the data say
+    of this contrast: a gap between two bots that draw a lot gets their small variance, one
+    between decisive bots theirs, where one figure for the group would give both the
+    average. The data weigh as many units as Kish's effective number of them,
+    ``(sum w v)^2 / sum (w v)^2``.
+    """
+    squares = sum(w * m.squares for w, m in zip(weights, parts, strict=True))
+    variance = sum(w * m.variance for w, m in zip(weights, parts, strict=True))
+    spread = sum(w * w * m.spread for w, m in zip(weights, parts, strict=True))
+    if variance <= 0.0 or spread <= 0.0:
+        return 1.0
+    count = variance * variance / spread
+    return (count * squares / variance + DISPERSION_PRIOR) / (count + DISPERSION_PRIOR)
