@@ -414,3 +414,31 @@ def test_a_bot_neither_above_nor_below_the_scale_is_shown_as_unknown() -> None:
         row = next(row.split() for row in text.splitlines() if row.split()[1:2] == [line.name])
         assert row[2:4] == ["?", "[-inf,"]
     assert "nan" not in text and "nan" not in render(st, "json").lower()
+
+
+def test_the_rating_history_draws_a_bound_at_its_finite_end() -> None:
+    """The chart of ratings over a run: a bot that has won everything so far is drawn at
+    what the data say it is at least, rising with the evidence, not left out or drawn at a
+    shrunk estimate."""
+    from dataclasses import dataclass
+
+    from referee.ratings.history import rating_history
+
+    @dataclass(frozen=True)
+    class Summary:
+        labels: tuple[str, str]
+        winner: int | None
+        pair_key: str | None = None
+        is_void: bool = False
+
+    games = [Summary(("a", "b"), k % 2) for k in range(12)] + [Summary(("top", "a"), 0)] * 8
+    games += [Summary(("top", "b"), 0)] * 8
+    points = rating_history(games, ["a", "b", "top"], checkpoints=4)  # type: ignore[arg-type]  # stand-ins
+    tops = [point["top"] for end, point in points if end > 12]
+    assert len(tops) >= 2 and tops == sorted(tops) and tops[-1] > tops[0]
+    final = compute_ratings(
+        [GameResult(g.labels[0], g.labels[1], 1.0 if g.winner == 0 else 0.0) for g in games],
+        ["a", "b", "top"],
+    )
+    assert final.rating("top").bound == "lower" and tops[-1] == pytest.approx(final.rating("top").low)
+    assert all("a" in point and "b" in point for _, point in points)

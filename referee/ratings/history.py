@@ -27,9 +27,12 @@ def rating_history(
 ) -> list[tuple[int, dict[str, float]]]:
     """``(games so far, {bot: Elo})`` at about ``checkpoints`` evenly spaced points of the
     run, in the order the games were recorded: the maximum-likelihood fit of each prefix
-    (no intervals, no tables: about 0.1 s a point at 100,000 games). A bot is left out of
-    a point where it has no rating yet, or where its rating is only a bound (its maximum
-    likelihood is infinite: it has not yet dropped a point to the bots below it)."""
+    (no tables: about 0.1 s a point at 100,000 games). Where a rating is only a bound (its
+    maximum likelihood is infinite: the bot has not yet dropped a point to the bots below
+    it, or they to it) the point is the bound's finite end, what the data say it is at
+    least (or at most), which takes the intervals of that prefix; a line then rises as the
+    evidence grows and meets the estimate once the bot drops a point. A bot is left out of
+    a point where it has no rating yet, or where nothing places it (a NaN rating)."""
     results = [r for r in (game_result(g) for g in games) if r is not None]
     if not results:
         return []
@@ -40,10 +43,16 @@ def rating_history(
         prefix = results[:end]
         played = {n for r in prefix for n in (r.a, r.b)}
         fixed = anchor if anchor in played else None
-        fit = compute_ratings(
-            prefix, [n for n in names if n in played], anchor=fixed, anchor_rating=anchor_rating, bootstrap=0
-        )
-        out.append((end, {r.name: r.elo for r in fit.ratings if r.elo is not None and math.isfinite(r.elo)}))
+        bots = [n for n in names if n in played]
+        fit = compute_ratings(prefix, bots, anchor=fixed, anchor_rating=anchor_rating, bootstrap=0)
+        if any(r.bound is not None for r in fit.ratings):
+            fit = compute_ratings(prefix, bots, anchor=fixed, anchor_rating=anchor_rating)
+        point = {}
+        for r in fit.ratings:
+            value = r.low if r.bound == "lower" else r.high if r.bound == "upper" else r.elo
+            if value is not None and math.isfinite(value):
+                point[r.name] = value
+        out.append((end, point))
     return out
 
 
