@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -89,10 +90,13 @@ def test_the_page_shows_the_reports_numbers_and_replays_the_games(
         assert cells[5] == str(bot["games"]) and cells[6] == f"{bot['wins']}-{bot['draws']}-{bot['losses']}"
         assert cells[7] == f"{bot['score_percent']:.1f}%"
         if bot["elo_low"] is not None or bot["elo_high"] is not None:
-            # A bound's open end is null in the JSON and the infinity sign on the page.
-            low = "-∞" if bot["elo_low"] is None else f"{bot['elo_low']:+.0f}"
-            high = "∞" if bot["elo_high"] is None else f"{bot['elo_high']:+.0f}"
-            assert cells[3] == f"[{low}, {high}]"
+            # A bound's open end is null in the JSON and the infinity sign on the page; a
+            # finite end is the JSON's to the nearest Elo (which rounds to 0.01 first).
+            ends = re.fullmatch(r"\[(\S+), (\S+)\]", cells[3])
+            assert ends is not None, cells[3]
+            expected = ((bot["elo_low"], "-∞"), (bot["elo_high"], "∞"))
+            for end, (value, infinite) in zip(ends.groups(), expected, strict=True):
+                assert end == infinite if value is None else abs(int(end) - value) <= 0.51
             assert row.find_elements(By.CSS_SELECTOR, "svg.bar rect")  # the interval drawn
     heat = driver.find_elements(By.CSS_SELECTOR, "#crosstable td.heat")
     assert len(heat) == 6  # three bots, each against the two others
