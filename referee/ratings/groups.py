@@ -116,7 +116,7 @@ class Line:
     los: float | None = None
 
 
-def _reach(size: int, labels: Sequence[int], pairs: PairList) -> list[set[int]]:
+def _reach(labels: Sequence[int], pairs: PairList) -> list[set[int]]:
     """For each component, the components it reaches by "scored a point against" links
     (itself included): those are below it."""
     count = max(labels) + 1
@@ -164,7 +164,7 @@ class GroupFit:
         self.anchor = anchor
         self.finite = strongly_connected(size, pairs)
         self.labels = [0] * size if self.finite else strong_components(size, pairs)
-        self.reach = _reach(size, self.labels, pairs)
+        self.reach = _reach(self.labels, pairs)
         # Exact maximum-likelihood strengths within each component: the estimates.
         self.theta = self._component_fits()
         if self.finite:

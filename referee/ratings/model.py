@@ -26,7 +26,7 @@ class GameResult:
 
     ``score_a`` is 1 (a won), 0.5 (draw) or 0 (b won); forfeits are ordinary wins here.
     Games sharing a non-``None`` ``pair`` key are one opening pair (the same opening played
-    twice with colours swapped); the bootstrap resamples such pairs as a whole, and
+    twice with colours swapped); the intervals count such pairs as one unit, and
     :func:`~referee.ratings.pentanomial.pentanomial` scores them together. Colours are
     deliberately not recorded: the model has no colour advantage term, pairing the openings
     is what cancels it.
