@@ -8,7 +8,7 @@ memory is its own:
 
 * loading the file's summaries (what resume and reports read), time and memory per record;
 * resuming the finished tournament (``vastuz tournament``: manifest check, load, repair,
-  schedule, standings with the default 1000 bootstrap resamples; plays nothing), twice: the
+  schedule, standings with their intervals; plays nothing), twice: the
   first resume also writes standings.html (replays of the latest 10,000 games), the second
   finds it current;
 * ``vastuz report`` of the folder;
@@ -171,7 +171,7 @@ def main() -> None:
             ("summaries", "load summaries (resume, report)"),
             ("resume", "resume (writes standings.html first)"),
             ("resume", "resume again (the page is current)"),
-            ("report", "vastuz report (1000 bootstrap resamples)"),
+            ("report", "vastuz report (with intervals)"),
             ("whole", f"load whole records, first {args.whole}"),
         ):
             result = measure(what, folder, config_path, args.whole)

@@ -40,6 +40,14 @@ def referee_processes(parent: int) -> list[int]:
     return found
 
 
+def _in_genmove(pid: int) -> bool:
+    """Whether the slow fake bot ``pid`` is asleep in its genmove delay (not reading stdin)."""
+    try:
+        return Path(f"/proc/{pid}/wchan").read_text() == "hrtimer_nanosleep"
+    except OSError:
+        return False
+
+
 def bots_of(parent: int, marker: str) -> list[int]:
     """Marked bot processes whose parent is ``parent``."""
     found = []
@@ -124,9 +132,16 @@ def test_a_referee_process_killed_mid_game_loses_only_its_games(tmp_path, marker
     path = write_config(tmp_path, slow_bots(marker), concurrency=2, executor={"processes": 2})
     with reaped(vastuz("tournament", str(path), "--standings-every", "0")) as run:
         wait_for(lambda: recorded(tmp_path / "out") >= 1, "a first recorded game", run)
-        wait_for(lambda: any(bots_of(p, marker) for p in referee_processes(run.pid)), "bots in play", run)
-        victim = next(p for p in referee_processes(run.pid) if bots_of(p, marker))
-        os.kill(victim, signal.SIGKILL)
+        # A referee process with a game in flight: one of its bots is asleep in its genmove's
+        # delay (a bot between games waits on its stdin), so the kill surely loses a game.
+        victims: list[int] = []
+
+        def thinking() -> bool:
+            victims[:] = [p for p in referee_processes(run.pid) if any(map(_in_genmove, bots_of(p, marker)))]
+            return bool(victims)
+
+        wait_for(thinking, "a bot thinking in a game", run)
+        os.kill(victims[0], signal.SIGKILL)
         out, err = run.communicate(timeout=300)
     assert run.returncode == 0, err
     counts = slots(tmp_path / "out")

@@ -197,7 +197,7 @@ def add_report_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
         type=_count_or_zero,
         default=1000,
         metavar="N",
-        help="bootstrap samples for the intervals (0: none; default 1000)",
+        help="0: no intervals; any other number: the intervals (likelihood-ratio, no sampling; default 1000)",
     )
     p.set_defaults(handler=cmd_report)
 
