@@ -103,8 +103,11 @@ def _reported(folder: Path) -> set[str]:
 
 
 @pytest.mark.skipif(len(CPUS) < 2, reason="pinning needs two CPUs (one for the referee)")
-def test_with_affinity_the_bots_keep_off_the_referees_core(tmp_path: Path) -> None:
-    printed = _run(_config(tmp_path, affinity=True))
+@pytest.mark.parametrize("executor", [{}, {"executor": {"processes": 2}}], ids=["here", "processes"])
+def test_with_affinity_the_bots_keep_off_the_referees_core(
+    tmp_path: Path, executor: dict[str, object]
+) -> None:
+    printed = _run(_config(tmp_path, affinity=True, **executor))
     referee, rest = CPUS[0], CPUS[1:]
     assert f"affinity: bots on CPUs {describe_cpus(rest)}, CPU {referee} kept free for the referee" in printed
     reported = _reported(tmp_path / "out")
@@ -126,8 +129,3 @@ def test_more_games_at_once_than_cores_is_warned(tmp_path: Path) -> None:
     (tmp_path / "fits").mkdir()
     printed = _run(_config(tmp_path / "fits", concurrency=len(CPUS)))
     assert "warning:" not in printed.split("\n\n")[0]  # the header (statistical warnings come at the end)
-
-
-def test_affinity_is_ignored_with_a_note_over_referee_processes(tmp_path: Path) -> None:
-    printed = _run(_config(tmp_path, affinity=True, executor={"processes": 2}))
-    assert "note: affinity ignored: it applies to games played in this process" in printed

@@ -37,6 +37,7 @@ import trio
 
 import referee
 from referee.errors import RunStopped
+from referee.play.cpu import CorePlan
 from referee.tournament.batch import GameSettings, Played
 from referee.tournament.executor import Deliver
 from referee.tournament.frames import FrameReader, encode
@@ -88,8 +89,11 @@ class ProcessExecutor:
         *,
         say: Callable[[str], None],
         stop: Callable[[RunStopped], None],
+        cores: CorePlan | None = None,
     ) -> None:
         self.concurrency = concurrency
+        self.cores = cores  # affinity: as for the local executor, the slots shared by all children
+        self._free_slots = list(range(concurrency - 1, -1, -1))
         self.processes = max(1, min(processes, concurrency))
         # Each child keeps a log allowance per bot: an N-th each keeps the bot within its cap.
         share = settings.log_max_per_bot // self.processes
@@ -232,13 +236,20 @@ class ProcessExecutor:
 
     # -- games ----------------------------------------------------------------------------------
     async def play(self, games: Sequence[ScheduledGame], deliver: Deliver) -> None:
-        for game in games:
-            played = await self._play_one(game)
-            if played is None:
-                return
-            await deliver(played, None)
+        # A game slot of its own while it plays (with affinity, the slot's cores), whichever
+        # referee process plays it.
+        slot = self._free_slots.pop()
+        try:
+            cpus = None if self.cores is None else self.cores.slots[slot]
+            for game in games:
+                played = await self._play_one(game, cpus)
+                if played is None:
+                    return
+                await deliver(played, None)
+        finally:
+            self._free_slots.append(slot)
 
-    async def _play_one(self, game: ScheduledGame) -> Played | None:
+    async def _play_one(self, game: ScheduledGame, cpus: frozenset[int] | None) -> Played | None:
         for lost in range(1, MAX_LOST_RUNS + 1):
             try:
                 ref = await self._least_busy()
@@ -248,7 +259,7 @@ class ProcessExecutor:
             event = trio.Event()
             ref.waiting[game.slot] = event
             try:
-                await ref.send(("play", game))
+                await ref.send(("play", game, cpus))
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 ref.waiting.pop(game.slot, None)
                 event.set()

@@ -56,9 +56,9 @@ async def serve(commands_fd: int, answers_fd: int) -> None:
     settings: GameSettings = first[1]
     log_dir = Path(first[2])
 
-    async def play(pool: BotPool, game: ScheduledGame) -> None:
+    async def play(pool: BotPool, game: ScheduledGame, cpus: frozenset[int] | None) -> None:
         try:
-            played = await play_scheduled(pool, settings, game)
+            played = await play_scheduled(pool, settings, game, cpus)
         except Exception:
             await send(("failed", game.slot, traceback.format_exc()))
             return
@@ -77,7 +77,7 @@ async def serve(commands_fd: int, answers_fd: int) -> None:
                         message = await reader.read()
                         if not isinstance(message, tuple) or message[0] != "play":  # "stop", or the end
                             break
-                        games.start_soon(play, pool, message[1])
+                        games.start_soon(play, pool, message[1], message[2])
                     games.cancel_scope.cancel()  # abandon the games in progress
             finally:
                 await pool.aclose()

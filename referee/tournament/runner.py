@@ -201,6 +201,7 @@ class Tournament:
                 spec.processes,
                 say=self.say,
                 stop=self.stop_after_games_in_flight,
+                cores=self._cores(),
             )
         from referee.tournament.dask_executor import DaskExecutor
 
@@ -346,16 +347,14 @@ class Tournament:
         c = self.config
         lines = []
         executor = self.executor
-        local = isinstance(executor, LocalExecutor)
-        cores = executor.cores if isinstance(executor, LocalExecutor) else None
+        # The executors on this machine (here, referee processes) carry the plan; Dask none.
+        cores: CorePlan | None = getattr(executor, "cores", None)
+        local = c.executor.dask is None
         if c.affinity is not None:
             if not c.affinity:
                 lines.append("note: affinity ignored: this platform cannot pin processes to CPUs")
             elif not local:
-                lines.append(
-                    "note: affinity ignored: it applies to games played in this process "
-                    "(not over referee processes or a cluster)"
-                )
+                lines.append("note: affinity ignored: it applies to games on this machine (not on a cluster)")
             elif cores is None:
                 lines.append("note: affinity ignored: it needs at least two CPUs (one for the referee)")
             else:
