@@ -261,19 +261,27 @@ def fit_strengths(
     for _ in range(_MAX_NEWTON_STEPS):
         grad, info = newton_system(theta, pairs)
         step = solve_spd(info, grad[:free])
-        scale = 1.0
-        while True:
-            trial = [theta[k] + scale * step[k] for k in range(free)] + [0.0]
-            value = log_likelihood(trial, pairs)
-            # Accept any non-decrease; past ~50 halvings the step is below rounding anyway.
-            if value >= current - 1e-12 * (1.0 + abs(current)) or scale < 1e-15:
-                break
-            scale *= 0.5
-        theta, current = trial, value
+        theta, current, scale = _backtrack(theta, step, current, pairs)
         if max(abs(scale * x) for x in step) < tolerance:
             break
     mean = sum(theta) / size
     return [t - mean for t in theta]
+
+
+def _backtrack(
+    theta: Sequence[float], step: Sequence[float], current: float, pairs: PairList
+) -> tuple[list[float], float, float]:
+    """A Newton step from ``theta`` (the last strength held at 0), halved until the
+    log-likelihood does not decrease (past ~50 halvings the step is below rounding anyway):
+    the new point, its log-likelihood and the share of the step taken."""
+    free = len(step)
+    scale = 1.0
+    while True:
+        trial = [theta[k] + scale * step[k] for k in range(free)] + [0.0]
+        value = log_likelihood(trial, pairs)
+        if value >= current - 1e-12 * (1.0 + abs(current)) or scale < 1e-15:
+            return trial, value, scale
+        scale *= 0.5
 
 
 def _dot(x: Sequence[float], y: Sequence[float]) -> float:
@@ -331,14 +339,7 @@ def fit_constrained(
         longest = max((abs(v) for v in step), default=0.0)
         if longest > _MAX_STEP:  # a flat direction: no step beyond where the data reach
             step = [v * _MAX_STEP / longest for v in step]
-        scale = 1.0
-        while True:
-            trial = [theta[k] + scale * step[k] for k in range(free)] + [0.0]
-            trial_value = log_likelihood(trial, pairs)
-            if trial_value >= current - 1e-12 * (1.0 + abs(current)) or scale < 1e-15:
-                break
-            scale *= 0.5
-        theta, current = trial, trial_value
+        theta, current, scale = _backtrack(theta, step, current, pairs)
         if max((abs(scale * x) for x in step), default=0.0) < tolerance:
             break
     return theta, current, multiplier
