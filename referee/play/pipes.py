@@ -174,14 +174,16 @@ class _BotPipes:
         start = pending.start
         done_at = pending.done_at
         seconds = done_at - start
-        # The referee's own lateness is never the bot's: a stall it was found at the end
-        # of is taken off the window (see referee.play.watch); an answer read after its
-        # deadline (accepted by the rule of _wait_for) says so, by how much.
+        # The referee's own lateness is never the bot's: a stall it found the answer at the
+        # end of (counted from the write, so a stall that the answer before it in the same
+        # write already took is still this one's to report) is taken off the window as far
+        # as it overlaps it (see referee.play.watch); an answer read after its deadline
+        # (accepted by the rule of _wait_for) says so, by how much.
         watch = self._watch
-        late = 0.0 if watch is None else watch.late(done_at, start)
+        late = 0.0 if watch is None else watch.late(done_at, pending.sent_at)
         past = seconds - pending.timeout
         if late or past > 0:
-            seconds -= late
+            seconds -= min(late, seconds)
             late = max(late, past)
             if late < NOTICE and past <= 0:
                 late = 0.0
