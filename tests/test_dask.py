@@ -251,25 +251,3 @@ def test_an_adaptive_run_plays_its_budget_on_the_cluster_in_whole_pairs(tmp_path
     assert set(Counter(r.tournament.pair_key for r in records).values()) == {2}
     assert "cluster: 20 game(s) in 10 batch(es)" in text
     assert wait_until_gone(marker) == []
-
-
-def test_a_stopped_worker_does_not_forfeit_a_bot_that_answered(tmp_path, cluster, marker):
-    # The bot SIGSTOPs its parent, the Dask worker, for 1 s across its 0.3 s deadline and
-    # answers at once: the worker's referee takes the answer and the record says it was late.
-    stopper = bot(
-        "stopper", "--seed", "3", "--fault", "stop-referee", "--after", "2", "--stop", "1.0", marker=marker
-    )
-    plain = bot("plain", "--seed", "4", marker=marker)
-    config = write_config(
-        tmp_path, [stopper, plain], opening="empty", board_size=4,
-        time_control={"per_move": 0.1, "margin": 0.2}, schedule={"kind": "round_robin", "games_per_pair": 2},
-        **on(cluster),
-    )  # fmt: skip
-    run(config)
-    records = ResultsFile(tmp_path / "out" / "results.jsonl").load().records
-    assert len(records) == 2 and all(r.termination.value == "score" for r in records), [
-        r.reason for r in records
-    ]
-    late = [t.late for r in records for t in r.turns if t.late is not None]
-    assert late and max(late) >= 0.5
-    assert wait_until_gone(marker) == []
