@@ -374,22 +374,10 @@ def test_the_vanishing_prior_does_not_show() -> None:
 def test_a_bot_neither_above_nor_below_the_scale_is_shown_as_unknown() -> None:
     """a and e each beat one bot at the bottom of the field and nothing links them to the
     bots that fix the scale, in either direction: their ratings are anything, "?"."""
-    from dataclasses import dataclass, field
+    from dataclasses import dataclass
 
-    from referee.play.records import Termination
+    from referee.play.records import BotStats, BotSummary, Termination
     from referee.ratings.report import render, standings
-
-    @dataclass(frozen=True)
-    class Stats:
-        requests: int = 0
-        overhead_us: float = 0.0
-        late: int = 0
-        late_max: float = 0.0
-
-    @dataclass(frozen=True)
-    class Bot:
-        label: str
-        stats: Stats = field(default_factory=Stats)
 
     @dataclass(frozen=True)
     class Record:
@@ -401,8 +389,8 @@ def test_a_bot_neither_above_nor_below_the_scale_is_shown_as_unknown() -> None:
         is_void: bool = False
 
         @property
-        def bots(self) -> tuple[Bot, Bot]:
-            return Bot(self.labels[0]), Bot(self.labels[1])
+        def bots(self) -> tuple[BotSummary, BotSummary]:
+            return BotSummary(self.labels[0], BotStats()), BotSummary(self.labels[1], BotStats())
 
     played = [("a", "b"), ("c", "b"), ("c", "d"), ("e", "d")]
     records = [Record(pair) for pair in played for _ in range(3)]
