@@ -234,9 +234,9 @@ class Tournament:
             self.halt = reason
             self.say(f"stopping: {reason}; the games in progress finish first", always=True)
 
-    def standings(self, bootstrap: int | None = None) -> Standings:
+    def standings(self, bootstrap: int | None = None, records: list[GameSummary] | None = None) -> Standings:
         st = standings(
-            latest_records(self.records),
+            latest_records(self.records if records is None else records),
             self.config.bot_names,
             anchor=self.config.elo.anchor,
             anchor_rating=self.config.elo.anchor_rating,
@@ -531,15 +531,15 @@ class Tournament:
             or progress.done >= progress.total
         ):
             return
+        # Counted now: other games may be recorded while the table is computed in a thread.
+        done, records = progress.done, list(self.records)
         # Fewer bootstrap samples and a worker thread: a look at the table must not delay
         # the games in flight (their bots' clocks are running).
-        st = await trio.to_thread.run_sync(self.standings, 200)
-        title = f"{self.config.name}: standings after {progress.done} of {progress.total} games"
+        st = await trio.to_thread.run_sync(self.standings, 200, records)
+        title = f"{self.config.name}: standings after {done} of {progress.total} games"
         await trio.to_thread.run_sync(write_standings, self.folder, st, title)
         if not self.quiet:
-            self.say(
-                "\n" + render(st, "text", title=f"standings after {progress.done} games").rstrip() + "\n"
-            )
+            self.say("\n" + render(st, "text", title=f"standings after {done} games").rstrip() + "\n")
         # The page replays every game, so its cost grows with the run: it is rewritten only
         # when the time since the last one is at least ten times what that one took.
         if time.monotonic() - self._page_written >= 10 * self._page_cost:
