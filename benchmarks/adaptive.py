@@ -4,7 +4,7 @@
 Eight bots with known logistic Elo (0 to 350, two pairs of close neighbours); games come in
 colour-reversed pairs (a per-opening bias the pair cancels, a draw share). Both schedules
 get the same budget: round robin plays every two bots equally (``--games`` / 28 per
-pairing), adaptive is :class:`~referee.tournament.adaptive_schedule.AdaptiveSchedule` fed
+pairing), adaptive is :class:`~referee.tournament.plans.adaptive.AdaptiveSchedule` fed
 the simulated results game by game. At the end of each run :func:`compute_ratings` (with
 a modest bootstrap) ranks the bots; printed per schedule: how often the ranking is exactly
 right, how many neighbours are misordered on average, and the mean width of the
@@ -26,7 +26,7 @@ import itertools
 from referee.play.records import BotStats, BotSummary, GameSummary, Termination
 from referee.play.spec import OpeningKind
 from referee.ratings.elo import GameResult, compute_ratings, expected_score
-from referee.tournament.adaptive_schedule import AdaptivePlan, AdaptiveSchedule
+from referee.tournament.plans.adaptive import AdaptivePlan, AdaptiveSchedule
 
 TRUE = {"b0": 0, "b1": 60, "b2": 80, "b3": 150, "b4": 200, "b5": 260, "b6": 280, "b7": 350}
 BOTS = tuple(TRUE)

@@ -32,7 +32,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.tournament.config_yaml import load_config
+from referee.tournament.config.loading import load_config
 from referee.tournament.runner import Tournament
 
 ROOT = Path(__file__).resolve().parent.parent

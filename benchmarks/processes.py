@@ -34,7 +34,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.referee import build_replay_bot, scripted_game
-from referee.tournament.config_yaml import load_config
+from referee.tournament.config.loading import load_config
 from referee.tournament.runner import Tournament
 
 

@@ -35,9 +35,9 @@ from referee.play.game import play_game  # noqa: E402
 from referee.play.memory import MemoryPlayer  # noqa: E402
 from referee.play.records import GameRecord, Outcome, SlotInfo, Termination  # noqa: E402
 from referee.play.spec import GameSpec, OpeningKind, TimeControl  # noqa: E402
-from referee.tournament.config_yaml import load_config  # noqa: E402
-from referee.tournament.folder import check_manifest  # noqa: E402
-from referee.tournament.schedule import build_schedule  # noqa: E402
+from referee.tournament.config.loading import load_config  # noqa: E402
+from referee.tournament.plans.fixed import build_schedule  # noqa: E402
+from referee.tournament.store.folder import check_manifest  # noqa: E402
 from sample_bots.random_bot import RandomBot  # noqa: E402
 
 TEMPLATES = 40
@@ -106,7 +106,7 @@ def rss():
 out = {}
 if what in ("summaries", "whole"):
     from referee.play.records import parse_line
-    from referee.tournament.results import ResultsFile
+    from referee.tournament.store.results import ResultsFile
     rf = ResultsFile(Path(folder) / "results.jsonl")
     before = rss()
     start = time.perf_counter()
@@ -125,12 +125,12 @@ else:
     start = time.perf_counter()
     if what == "resume":
         import io, trio
-        from referee.tournament.config_yaml import load_config
+        from referee.tournament.config.loading import load_config
         from referee.tournament.runner import Tournament
         result = trio.run(Tournament(load_config(config_path), out=io.StringIO(), quiet=True).run)
         out.update(played=result.played, resumed=result.resumed)
     else:
-        from referee.tournament.folder import load_standings
+        from referee.tournament.store.folder import load_standings
         st, _ = load_standings(Path(folder))
         out.update(rated=st.games)
     seconds = time.perf_counter() - start

@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 from processes import processes_with
 
-from referee.tournament.results import ResultsFile
+from referee.tournament.store.results import ResultsFile
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKEBOT = ROOT / "tests" / "fake_bots" / "fakebot.py"

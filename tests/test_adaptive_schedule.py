@@ -10,8 +10,8 @@ from games import played
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
-from referee.tournament.adaptive_schedule import AdaptivePlan, AdaptiveSchedule, pair_number
-from referee.tournament.schedule import ScheduledGame
+from referee.tournament.plans.adaptive import AdaptivePlan, AdaptiveSchedule, pair_number
+from referee.tournament.plans.fixed import ScheduledGame
 
 BOTS = ("a", "b", "c", "d", "e")
 

@@ -14,7 +14,7 @@ import yaml
 
 from referee.errors import ConfigError
 from referee.play.cpu import CorePlan, describe_cpus, parse_cpus
-from referee.tournament.config_yaml import load_config, parse_config
+from referee.tournament.config.loading import load_config, parse_config
 from referee.tournament.runner import Tournament
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,9 +13,9 @@ import pytest
 
 from referee.errors import ConfigError
 from referee.play.spec import DEFAULT_MARGIN, Opening, OpeningKind, TimeControl, TimeControlKind
-from referee.tournament.config import BotSpec, EloSpec, ScheduleKind, ScheduleSpec, TournamentConfig
-from referee.tournament.config_yaml import load_config, parse_config
-from referee.tournament.openings import random_openings, read_book
+from referee.tournament.config.loading import load_config, parse_config
+from referee.tournament.config.openings import random_openings, read_book
+from referee.tournament.config.values import BotSpec, EloSpec, ScheduleKind, ScheduleSpec, TournamentConfig
 
 PY = sys.executable
 REPO = Path(__file__).resolve().parent.parent
@@ -623,7 +623,7 @@ def test_random_openings_use_every_setup_before_repeating() -> None:
 
 
 def test_random_openings_with_turns_replay_legally() -> None:
-    from referee.tournament.openings import check_opening
+    from referee.tournament.config.openings import check_opening
 
     openings = random_openings(5, 10, 3, turns=3)
     for opening in openings:
@@ -795,7 +795,7 @@ def test_a_program_that_cannot_be_accessed_names_its_key(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Root may read anything, so the refusal a user would get is simulated where it happens.
-    import referee.tournament.config_fields as config_fields
+    import referee.tournament.config.validation as config_fields
 
     def refuse(program: str, cwd: Path, env: object = None) -> str | None:
         raise PermissionError(13, "Permission denied", "/secret/bin")

@@ -25,17 +25,17 @@ import yaml
 from processes import wait_until_gone
 
 from referee.errors import ClusterError, RunStopped
-from referee.tournament.config_yaml import load_config
-from referee.tournament.results import ResultsFile
+from referee.tournament.config.loading import load_config
+from referee.tournament.plans.fixed import build_schedule
 from referee.tournament.runner import Tournament
-from referee.tournament.schedule import build_schedule
+from referee.tournament.store.results import ResultsFile
 
 if os.environ.get("VASTUZ_REQUIRE_DASK"):  # CI: the cluster tests must run, not skip
     import distributed
 else:
     distributed = pytest.importorskip("distributed", reason="the cluster extra: pip install -e '.[cluster]'")
 
-from referee.tournament.dask_executor import DaskExecutor
+from referee.tournament.executors.dask_cluster import DaskExecutor
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKEBOT = ROOT / "tests" / "fake_bots" / "fakebot.py"

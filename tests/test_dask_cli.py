@@ -27,9 +27,9 @@ import trio
 from processes import processes_with, wait_until_gone
 from runs import FAKEBOT, children_of, reaped, recorded, slow_bots, vastuz, wait_for, write_config
 
-from referee.tournament.config_yaml import load_config
-from referee.tournament.results import ResultsFile
-from referee.tournament.schedule import build_schedule
+from referee.tournament.config.loading import load_config
+from referee.tournament.plans.fixed import build_schedule
+from referee.tournament.store.results import ResultsFile
 
 if not os.environ.get("VASTUZ_REQUIRE_DASK"):  # CI: the cluster tests must run, not skip
     pytest.importorskip("distributed", reason="the cluster extra: pip install -e '.[cluster]'")
@@ -271,7 +271,7 @@ def test_cluster_options_are_checked(tmp_path, marker):
 
 def test_a_cluster_that_loses_every_worker_stops_the_run_and_keeps_its_games(tmp_path, cluster, marker):
     from referee.errors import ClusterError
-    from referee.tournament.dask_executor import DaskExecutor
+    from referee.tournament.executors.dask_cluster import DaskExecutor
     from referee.tournament.runner import Tournament
 
     workers = [cluster.worker("w1")[1], cluster.worker("w2")[1]]

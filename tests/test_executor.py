@@ -14,13 +14,13 @@ from pathlib import Path
 import trio
 import yaml
 
-from referee.tournament.batch import GameSettings, play_batch, probe
-from referee.tournament.config import ExecutorSpec
-from referee.tournament.config_yaml import load_config
-from referee.tournament.executor import Deliver, LocalExecutor
-from referee.tournament.results import ResultsFile
+from referee.tournament.config.loading import load_config
+from referee.tournament.config.values import ExecutorSpec
+from referee.tournament.executors.batch import GameSettings, play_batch, probe
+from referee.tournament.executors.local import Deliver, LocalExecutor
+from referee.tournament.plans.fixed import ScheduledGame, build_schedule
 from referee.tournament.runner import Tournament
-from referee.tournament.schedule import ScheduledGame, build_schedule
+from referee.tournament.store.results import ResultsFile
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKEBOT = ROOT / "tests" / "fake_bots" / "fakebot.py"

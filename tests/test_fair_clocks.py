@@ -33,7 +33,7 @@ from referee.play.player import Exchange
 from referee.play.process import BotCommand, BotProcess
 from referee.play.records import BotEntry, BotStats, GameRecord, TurnEntry, parse_line
 from referee.play.watch import NOTICE, LoopWatch
-from referee.tournament.config_yaml import load_config
+from referee.tournament.config.loading import load_config
 from referee.tournament.runner import Tournament
 
 ASK = commands.final_score()  # answered at once; not part of the handshake

@@ -1,4 +1,4 @@
-"""The frames between a run and its referee processes (:mod:`referee.tournament.frames`):
+"""The frames between a run and its referee processes (:mod:`referee.tournament.executors.frames`):
 messages come back whole however the stream cuts them, a stream that ends inside a frame is
 an error rather than a short message, and a length over the cap is refused before its body
 is read (a corrupt stream cannot make the run buffer without bound)."""
@@ -10,7 +10,7 @@ import struct
 import pytest
 import trio
 
-from referee.tournament.frames import MAX_FRAME, FrameReader, encode
+from referee.tournament.executors.frames import MAX_FRAME, FrameReader, encode
 
 
 class Chunks(trio.abc.ReceiveStream):

@@ -19,7 +19,7 @@ from referee.play.game import play_game
 from referee.play.memory import Answer, Fault, Injection, MemoryPlayer
 from referee.play.records import GameRecord, Outcome, Termination
 from referee.play.spec import GameSpec, Opening, OpeningKind, TimeControl
-from referee.tournament.openings import check_opening
+from referee.tournament.config.openings import check_opening
 from sample_bots.greedy_bot import GreedyBot
 from sample_bots.random_bot import RandomBot
 

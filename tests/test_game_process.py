@@ -20,7 +20,7 @@ from referee.play.game import play_game, run_game
 from referee.play.process import BotCommand, BotProcess
 from referee.play.records import GameRecord, Outcome, Termination
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
-from referee.tournament.openings import check_opening
+from referee.tournament.config.openings import check_opening
 
 GUARD = 30
 QUIT_GRACE = 10.0  # a clean exit after quit is asserted: allow a slow, loaded machine

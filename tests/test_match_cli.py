@@ -16,9 +16,9 @@ from referee.cli import main
 from referee.play.process import BotCommand
 from referee.play.records import GameRecord, Termination
 from referee.play.spec import OpeningKind, TimeControl
-from referee.tournament.duplicates import Repeat, repeat_warning, repeated_games
 from referee.tournament.match import MatchSpec, plan
-from referee.tournament.results import ResultsFile
+from referee.tournament.store.duplicates import Repeat, repeat_warning, repeated_games
+from referee.tournament.store.results import ResultsFile
 
 
 def command(*args: str) -> str:

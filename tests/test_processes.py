@@ -21,9 +21,9 @@ from processes import processes_with, wait_until_gone
 from runs import FAKEBOT, ROOT, reaped, recorded, slow_bots, vastuz, wait_for, write_config
 
 from referee.play.records import Termination
-from referee.tournament.config_yaml import load_config
-from referee.tournament.results import ResultsFile
-from referee.tournament.schedule import build_schedule
+from referee.tournament.config.loading import load_config
+from referee.tournament.plans.fixed import build_schedule
+from referee.tournament.store.results import ResultsFile
 
 
 def referee_processes(parent: int) -> list[int]:
@@ -35,7 +35,8 @@ def referee_processes(parent: int) -> list[int]:
             stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if b"referee.tournament.referee_process" in cmdline and int(stat[1]) == parent and stat[0] != "Z":
+        child = b"referee.tournament.executors.referee_process" in cmdline
+        if child and int(stat[1]) == parent and stat[0] != "Z":
             found.append(pid)
     return found
 

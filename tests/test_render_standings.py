@@ -21,7 +21,7 @@ import yaml
 from selenium.webdriver.common.by import By
 from test_render_browser import WebDriver, driver, logs, open_page, select_game, shown  # noqa: F401
 
-from referee.tournament.config_yaml import load_config
+from referee.tournament.config.loading import load_config
 from referee.tournament.runner import Tournament
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -142,7 +142,7 @@ def test_show_writes_a_position_as_svg_and_games_as_a_page(tournament: Path, tmp
     import xml.etree.ElementTree as ET
 
     from referee.tools.show import position_after
-    from referee.tournament.results import ResultsFile
+    from referee.tournament.store.results import ResultsFile
 
     results = tournament / "results.jsonl"
     record = max(ResultsFile(results).load().records, key=lambda r: len(r.turns))

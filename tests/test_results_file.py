@@ -10,7 +10,7 @@ import pytest
 
 from referee.errors import ResultsError
 from referee.play.records import BotEntry, GameRecord, SlotInfo
-from referee.tournament.results import FolderLock, ResultsFile
+from referee.tournament.store.results import FolderLock, ResultsFile
 
 
 def rec(slot: str, pad: str = "") -> GameRecord:
@@ -88,7 +88,7 @@ def test_a_killed_writer_never_leaves_more_than_a_torn_tail(tmp_path):
     path = tmp_path / "results.jsonl"
     code = (
         "import sys; sys.path.insert(0, sys.argv[2]); from test_results_file import rec\n"
-        "from referee.tournament.results import ResultsFile\n"
+        "from referee.tournament.store.results import ResultsFile\n"
         "rf = ResultsFile(sys.argv[1])\n"
         "i = 0\n"
         "while True:\n"
@@ -114,7 +114,8 @@ def test_a_killed_writer_never_leaves_more_than_a_torn_tail(tmp_path):
 def test_folder_lock_is_exclusive_and_released(tmp_path):
     with FolderLock(tmp_path):
         code = (
-            "import sys; from referee.tournament.results import FolderLock; FolderLock(sys.argv[1]).acquire()"
+            "import sys; from referee.tournament.store.results import FolderLock; "
+            "FolderLock(sys.argv[1]).acquire()"
         )
         proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True)
         assert proc.returncode != 0 and "another run is writing to this folder" in proc.stderr

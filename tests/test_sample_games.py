@@ -16,7 +16,7 @@ from referee.play.game import run_game
 from referee.play.process import BotCommand
 from referee.play.records import Termination
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
-from referee.tournament.openings import check_opening
+from referee.tournament.config.openings import check_opening
 
 ROOT = Path(__file__).resolve().parent.parent
 PER_MOVE = TimeControl.fixed(0.1, margin=0.3)

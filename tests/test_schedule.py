@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from referee.play.spec import Opening, OpeningKind
-from referee.tournament.config import ScheduleKind, ScheduleSpec
-from referee.tournament.config_yaml import parse_config
-from referee.tournament.schedule import ScheduledGame, build_schedule, pairings, schedule_games
+from referee.tournament.config.loading import parse_config
+from referee.tournament.config.values import ScheduleKind, ScheduleSpec
+from referee.tournament.plans.fixed import ScheduledGame, build_schedule, pairings, schedule_games
 
 NAMES = ["alpha", "beta", "gamma", "delta", "eps-1", "z.6"]
 OPENINGS = tuple(

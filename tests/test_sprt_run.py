@@ -13,9 +13,9 @@ from pathlib import Path
 import trio
 import yaml
 
-from referee.tournament.config_yaml import load_config
-from referee.tournament.results import ResultsFile
+from referee.tournament.config.loading import load_config
 from referee.tournament.runner import Tournament
+from referee.tournament.store.results import ResultsFile
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,7 +8,7 @@ from games import played
 
 from referee.play.spec import Opening, OpeningKind
 from referee.ratings.sprt import Decision, Model, Sprt
-from referee.tournament.sprt_schedule import SprtPlan, SprtSchedule, pair_number
+from referee.tournament.plans.sprt import SprtPlan, SprtSchedule, pair_number
 
 PLAN = SprtPlan(Sprt(0, 10, model=Model.LOGISTIC), "new", "old", OpeningKind.PIE, max_games=400)
 

@@ -19,11 +19,11 @@ from processes import processes_with, wait_until_gone
 
 from referee.errors import ResultsError, RunStopped
 from referee.play.records import GameRecord, Termination
-from referee.tournament.config import LogSpec
-from referee.tournament.config_yaml import load_config
-from referee.tournament.results import ResultsFile
+from referee.tournament.config.loading import load_config
+from referee.tournament.config.values import LogSpec
+from referee.tournament.plans.fixed import build_schedule
 from referee.tournament.runner import Tournament
-from referee.tournament.schedule import build_schedule
+from referee.tournament.store.results import ResultsFile
 
 FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
 ROOT = Path(__file__).resolve().parent.parent

@@ -184,7 +184,7 @@ async def _match_sprt(args: argparse.Namespace, out: Path) -> int:
     """``match --sprt``: the SPRT schedule of a tournament (tournament/sprt_schedule.py)
     between A and B, run by the tournament runner into ``out``."""
     from referee.ratings.report import render
-    from referee.tournament.config_yaml import parse_config
+    from referee.tournament.config.loading import parse_config
     from referee.tournament.runner import Tournament
 
     if args.main is not None:

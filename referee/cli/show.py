@@ -87,7 +87,7 @@ def _show_picture(args: argparse.Namespace) -> int:
     from referee.render.html import game_page
     from referee.render.svg import board_svg
     from referee.tools.show import position_after
-    from referee.tournament.results import ResultsFile
+    from referee.tournament.store.results import ResultsFile
 
     if args.svg is not None and args.html is not None:
         print("vastuz show: give --svg or --html, not both", file=sys.stderr)

@@ -19,8 +19,8 @@ from referee.cli.common import (
 )
 from referee.errors import ClusterError, ConfigError, VastuzError
 from referee.text import printable
-from referee.tournament.config import MAX_BATCH, MAX_PROCESSES, ExecutorSpec, ScheduleKind
-from referee.tournament.config_checks import dask_address
+from referee.tournament.config.checks import dask_address
+from referee.tournament.config.values import MAX_BATCH, MAX_PROCESSES, ExecutorSpec, ScheduleKind
 
 # ---------------------------------------------------------------------------- tournament
 
@@ -108,10 +108,10 @@ def _executor(args: argparse.Namespace, executor: ExecutorSpec) -> ExecutorSpec 
 
 async def cmd_tournament(args: argparse.Namespace) -> int:
     from referee.ratings.report import render
-    from referee.tournament.config_yaml import load_config
-    from referee.tournament.folder import shown
+    from referee.tournament.config.loading import load_config
+    from referee.tournament.plans.fixed import build_schedule
     from referee.tournament.runner import Tournament
-    from referee.tournament.schedule import build_schedule
+    from referee.tournament.store.folder import shown
 
     try:
         config = load_config(args.config)
@@ -204,7 +204,7 @@ def add_report_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
 
 async def cmd_report(args: argparse.Namespace) -> int:
     from referee.ratings.report import render
-    from referee.tournament.folder import load_standings
+    from referee.tournament.store.folder import load_standings
 
     try:
         st, title = await trio.to_thread.run_sync(
@@ -214,7 +214,7 @@ async def cmd_report(args: argparse.Namespace) -> int:
         print(f"vastuz report: {exc}", file=sys.stderr)
         return EXIT_FAILED
     if args.format == "html":
-        from referee.tournament.pages import report_page
+        from referee.tournament.store.pages import report_page
 
         try:
             text = await trio.to_thread.run_sync(lambda: report_page(args.folder, st, title))

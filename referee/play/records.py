@@ -3,7 +3,7 @@
 A :class:`GameRecord` is built by :mod:`referee.play.game`; a tournament adds its
 :class:`SlotInfo`. The schema is documented for users in ``docs/records.md``;
 :meth:`GameRecord.to_json` and :func:`parse_line` are the only writer and reader of a
-results line (the results file, :mod:`referee.tournament.results`, moves whole lines and
+results line (the results file, :mod:`referee.tournament.store.results`, moves whole lines and
 calls them), so the two cannot drift apart. Bump :data:`SCHEMA_VERSION` on any change
 that an old reader would misread. Pure: no file is opened here.
 

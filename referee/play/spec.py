@@ -1,7 +1,7 @@
 """What game to play: the opening, the time control, the board, the deadlines.
 
 Plain frozen values with no I/O, shared by the game loop (:mod:`referee.play.game`), the
-tournament config that builds them from YAML (:mod:`referee.tournament.config`) and the
+tournament config that builds them from YAML (:mod:`referee.tournament.config.values`) and the
 command line. They live at the bottom of the play layer so that playing a game never
 needs the YAML parser.
 """

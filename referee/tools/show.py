@@ -14,7 +14,7 @@ from typing import Any
 from referee.engine import Position
 from referee.play.records import GameRecord
 from referee.text import printable
-from referee.tournament.results import ResultsFile
+from referee.tournament.store.results import ResultsFile
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """A match: N games between two bot commands, for ``vastuz match``.
 
-Scheduling is deliberately minimal (tournaments have :mod:`referee.tournament.schedule`): game ``i``
+Scheduling is deliberately minimal (tournaments have :mod:`referee.tournament.plans.fixed`): game ``i``
 (from 1) has bot A as the first bot when ``i`` is odd and bot B when it is even, so the
 two alternate who makes the pie setup (or plays Black). Games ``2k - 1`` and ``2k`` are a
 colour-reversed couple: they share a pair key (so reports get pair statistics), and with
@@ -40,11 +40,11 @@ from referee.play.spec import (
 )
 from referee.ratings.report import standings
 from referee.text import printable
-from referee.tournament.duplicates import repeat_warning
-from referee.tournament.folder import LOGS, MATCH_RESULTS, check_match_manifest, latest_records, shown
-from referee.tournament.openings import random_openings
-from referee.tournament.pool import DEFAULT_START_FAILURE_LIMIT, BotPool, StartFailures
-from referee.tournament.results import FolderLock, ResultsFile
+from referee.tournament.config.openings import random_openings
+from referee.tournament.executors.pool import DEFAULT_START_FAILURE_LIMIT, BotPool, StartFailures
+from referee.tournament.store.duplicates import repeat_warning
+from referee.tournament.store.folder import LOGS, MATCH_RESULTS, check_match_manifest, latest_records, shown
+from referee.tournament.store.results import FolderLock, ResultsFile
 
 RESULTS_FILE = MATCH_RESULTS
 LOGS_DIR = LOGS

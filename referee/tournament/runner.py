@@ -1,9 +1,9 @@
 """Run a tournament: the schedule, concurrently, with durable and resumable results.
 
-The pieces, each elsewhere: :mod:`~referee.tournament.config_yaml` validates the YAML,
-:mod:`~referee.tournament.schedule` lists the games, :mod:`referee.play.game` plays one,
-:mod:`~referee.tournament.results` keeps the results file, :mod:`~referee.tournament.folder`
-the manifest, :mod:`~referee.tournament.pool` the bot processes, and
+The pieces, each elsewhere: :mod:`~referee.tournament.config.loading` validates the YAML,
+:mod:`~referee.tournament.plans.fixed` lists the games, :mod:`referee.play.game` plays one,
+:mod:`~referee.tournament.store.results` keeps the results file, :mod:`~referee.tournament.store.folder`
+the manifest, :mod:`~referee.tournament.executors.pool` the bot processes, and
 :mod:`referee.ratings.report` ranks the bots. This module only runs the list:
 
 * ``concurrency`` workers take games in schedule order (so the two games of an opening
@@ -48,10 +48,14 @@ from referee.play.cpu import CorePlan, available_cpus
 from referee.play.records import GameRecord, GameSummary, Termination
 from referee.ratings.report import Standings, render, standings
 from referee.text import printable
-from referee.tournament.batch import GameSettings, Played
-from referee.tournament.config import ScheduleKind, TournamentConfig
-from referee.tournament.executor import Executor, LocalExecutor
-from referee.tournament.folder import (
+from referee.tournament.config.values import ScheduleKind, TournamentConfig
+from referee.tournament.executors.batch import GameSettings, Played
+from referee.tournament.executors.local import Executor, LocalExecutor
+from referee.tournament.executors.pool import DEFAULT_START_FAILURE_LIMIT, StartFailures
+from referee.tournament.plans.fixed import ScheduledGame
+from referee.tournament.plans.plan import FixedPlan, Plan, every_game, make_plan
+from referee.tournament.plans.sprt import SprtSchedule
+from referee.tournament.store.folder import (
     LOGS,
     MANIFEST,
     RESULTS,
@@ -61,12 +65,8 @@ from referee.tournament.folder import (
     shown,
     write_standings,
 )
-from referee.tournament.pages import PAGE, standings_html, write_standings_html
-from referee.tournament.plans import FixedPlan, Plan, every_game, make_plan
-from referee.tournament.pool import DEFAULT_START_FAILURE_LIMIT, StartFailures
-from referee.tournament.results import FolderLock, ResultsFile
-from referee.tournament.schedule import ScheduledGame
-from referee.tournament.sprt_schedule import SprtSchedule
+from referee.tournament.store.pages import PAGE, standings_html, write_standings_html
+from referee.tournament.store.results import FolderLock, ResultsFile
 
 
 def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -192,7 +192,7 @@ class Tournament:
         if spec.dask is None and (spec.processes == 1 or self.config.concurrency == 1):
             return LocalExecutor(self.settings, self.folder / LOGS, self.config.concurrency, self._cores())
         if spec.dask is None:
-            from referee.tournament.process_executor import ProcessExecutor
+            from referee.tournament.executors.processes import ProcessExecutor
 
             return ProcessExecutor(
                 self.settings,
@@ -203,7 +203,7 @@ class Tournament:
                 stop=self.stop_after_games_in_flight,
                 cores=self._cores(),
             )
-        from referee.tournament.dask_executor import DaskExecutor
+        from referee.tournament.executors.dask_cluster import DaskExecutor
 
         return DaskExecutor(
             self.settings,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from referee.errors import ConfigError
-from referee.tournament.config import NAME_PATTERN
+from referee.tournament.config.values import NAME_PATTERN
 
 MAX_NAME_LENGTH = 64
 """Characters of a name (a tournament's, a bot's): names are used in file names."""
@@ -101,7 +101,7 @@ def _join(path: str, key: str) -> str:
 
 
 class FieldChecks:
-    """The primitive checks, for :class:`~referee.tournament.config_fields.ConfigParser`'s
+    """The primitive checks, for :class:`~referee.tournament.config.validation.ConfigParser`'s
     sections. ``file`` names the config in messages; relative paths are from ``base_dir``."""
 
     def __init__(self, file: str, base_dir: Path) -> None:

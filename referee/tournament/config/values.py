@@ -1,6 +1,6 @@
-"""Tournament configs as frozen values: what :mod:`referee.tournament.config_yaml` builds.
+"""Tournament configs as frozen values: what :mod:`referee.tournament.config.loading` builds.
 
-The YAML loader and its validation live in :mod:`referee.tournament.config_yaml`; this
+The YAML loader and its validation live in :mod:`referee.tournament.config.loading`; this
 module has no YAML in it, so the schedule and the runner can use a config without the
 parser. The whole file is validated before any bot starts, because a typo found after an hour of
 games is an hour lost. Each error is a :class:`~referee.errors.ConfigError` that names the
@@ -12,7 +12,7 @@ the folder that holds the config file**, and the defaults follow the same rule (
 defaults to that folder, ``output`` to ``results/<name>`` inside it). The format is
 documented for users in ``configs/README.md``.
 
-Openings are resolved by the loader (with :mod:`referee.tournament.openings`: the book is
+Openings are resolved by the loader (with :mod:`referee.tournament.config.openings`: the book is
 read and every line checked with the rules engine; random setups are generated from their
 seed), so the list of openings is part of the config's :meth:`TournamentConfig.fingerprint`
 and a resumed run can prove it plays the same openings. This module reads no file, starts

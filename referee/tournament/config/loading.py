@@ -1,10 +1,10 @@
-"""Tournament configs: YAML in, frozen :mod:`referee.tournament.config` values out, every
+"""Tournament configs: YAML in, frozen :mod:`referee.tournament.config.values` values out, every
 mistake reported with its place.
 
 The whole file is validated before any bot starts, because a typo found after an hour of
 games is an hour lost. Each error is a :class:`~referee.errors.ConfigError` that names the
 file, the key path (``bots[2].command``, indices counting from 0) and what was expected.
-Relative paths are relative to the config file's folder (see :mod:`referee.tournament.config`).
+Relative paths are relative to the config file's folder (see :mod:`referee.tournament.config.values`).
 Openings are resolved here: the book is read and every line checked with the rules
 engine, random setups are generated from their seed. This module reads files but starts no
 process and needs no trio.
@@ -19,14 +19,14 @@ from typing import Any
 import yaml
 
 from referee.errors import ConfigError
-from referee.tournament.config import (
-    TournamentConfig,
-)
-from referee.tournament.config_checks import _clip, _short_repr
-from referee.tournament.config_fields import (
+from referee.tournament.config.checks import _clip, _short_repr
+from referee.tournament.config.validation import (
     MAX_YAML_DEPTH,
     MAX_YAML_NODES,
     ConfigParser,
+)
+from referee.tournament.config.values import (
+    TournamentConfig,
 )
 
 # --------------------------------------------------------------------------- entry points

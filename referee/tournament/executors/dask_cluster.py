@@ -4,7 +4,7 @@ Dask brings the scheduler, the workers, failure recovery and the ways to start a
 (by hand, dask-jobqueue, Kubernetes, SSH); this module only turns a tournament's batches
 into Dask tasks and their results back into records:
 
-* a task is a batch of games (:func:`referee.tournament.batch.run_batch`), played in one
+* a task is a batch of games (:func:`referee.tournament.executors.batch.run_batch`), played in one
   ``trio.run`` in a worker thread with bots started there and reused within the batch; a
   worker runs at most its thread count of batches at once;
 * the coordinator (this process) stays the only writer: each batch's records are handed to
@@ -36,10 +36,10 @@ import trio
 
 from referee.errors import ClusterError, RunStopped
 from referee.play.logs import CappedLog, LogBudget
-from referee.tournament.batch import BatchRefused, BatchResult, GameSettings, run_batch, run_probe
-from referee.tournament.config import DEFAULT_BATCH
-from referee.tournament.executor import Deliver
-from referee.tournament.schedule import ScheduledGame
+from referee.tournament.config.values import DEFAULT_BATCH
+from referee.tournament.executors.batch import BatchRefused, BatchResult, GameSettings, run_batch, run_probe
+from referee.tournament.executors.local import Deliver
+from referee.tournament.plans.fixed import ScheduledGame
 
 try:
     import distributed

@@ -1,6 +1,6 @@
 """A tournament's output folder: its files, the manifest that guards resumes, standings.
 
-``OUTPUT/results.jsonl`` holds the records (:mod:`referee.tournament.results`);
+``OUTPUT/results.jsonl`` holds the records (:mod:`referee.tournament.store.results`);
 ``OUTPUT/tournament.json`` the config's fingerprint, so that a resume that would mix
 incompatible games (other commands, board size, clock, openings) is refused;
 ``standings.md``/``standings.json`` are rewritten atomically. :func:`load_standings`
@@ -23,11 +23,11 @@ from referee.play.records import GameSummary
 from referee.play.spec import OpeningKind
 from referee.ratings.report import Standings, render, standings
 from referee.ratings.sprt import Model, Sprt
-from referee.tournament.config import TournamentConfig
-from referee.tournament.duplicates import repeat_warning
-from referee.tournament.results import ResultsFile
-from referee.tournament.schedule import ScheduledGame
-from referee.tournament.sprt_schedule import SprtPlan, SprtSchedule
+from referee.tournament.config.values import TournamentConfig
+from referee.tournament.plans.fixed import ScheduledGame
+from referee.tournament.plans.sprt import SprtPlan, SprtSchedule
+from referee.tournament.store.duplicates import repeat_warning
+from referee.tournament.store.results import ResultsFile
 
 
 class _Slotted(Protocol):

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Iterator
 from typing import Protocol
 
 from referee.play.records import GameSummary
-from referee.tournament.adaptive_schedule import AdaptivePlan, AdaptiveSchedule
-from referee.tournament.config import ScheduleKind, TournamentConfig
-from referee.tournament.schedule import ScheduledGame, build_schedule
-from referee.tournament.sprt_schedule import SprtPlan, SprtSchedule
+from referee.tournament.config.values import ScheduleKind, TournamentConfig
+from referee.tournament.plans.adaptive import AdaptivePlan, AdaptiveSchedule
+from referee.tournament.plans.fixed import ScheduledGame, build_schedule
+from referee.tournament.plans.sprt import SprtPlan, SprtSchedule
 
 
 class Plan(Protocol):

@@ -28,7 +28,7 @@ from referee.play.logs import LogBudget
 from referee.play.process import BotProcess
 from referee.play.records import GameRecord, Termination
 from referee.play.spec import GameSpec
-from referee.tournament.config import DEFAULT_LOG_MAX_PER_BOT
+from referee.tournament.config.values import DEFAULT_LOG_MAX_PER_BOT
 
 Starts = list[tuple[str, str | None]]
 """Bot processes whose start a game saw: (label, why it could not start, or None)."""
@@ -84,7 +84,7 @@ def start_failure_text(bot: BotProcess) -> str | None:
 
 class BotPool:
     """Bot processes by bot name: idle ones waiting for their next game, and all live ones.
-    Tournaments (:meth:`~referee.tournament.batch.GameSettings.pool`) and matches keep
+    Tournaments (:meth:`~referee.tournament.executors.batch.GameSettings.pool`) and matches keep
     their bots here alike.
 
     Every process is started in ``nursery`` (its reader and stderr tasks live there) and

@@ -2,12 +2,12 @@
 
 One Python process referees only as many turns per second as one core allows (about
 10,000-20,000 with instant bots); with ``executor: {processes: N}`` the run starts N of
-these (``python -m referee.tournament.referee_process``) and spreads its ``concurrency``
+these (``python -m referee.tournament.executors.referee_process``) and spreads its ``concurrency``
 games over them, so fast bots use every core. Each keeps its bot processes for their next
 game, as the in-process executor does, and plays every game with
-:func:`~referee.tournament.batch.play_scheduled`: a game is the same game wherever it runs.
+:func:`~referee.tournament.executors.batch.play_scheduled`: a game is the same game wherever it runs.
 
-The conversation, in frames (:mod:`referee.tournament.frames`) on stdin and stdout:
+The conversation, in frames (:mod:`referee.tournament.executors.frames`) on stdin and stdout:
 
 * in: ``("settings", GameSettings, log_dir)`` first, then ``("play", ScheduledGame)`` for
   each game to start at once, and ``("stop",)`` (or the end of stdin: the run is gone) to
@@ -30,10 +30,10 @@ from pathlib import Path
 
 import trio
 
-from referee.tournament.batch import GameSettings, play_scheduled
-from referee.tournament.frames import FrameReader, encode
-from referee.tournament.pool import BotPool
-from referee.tournament.schedule import ScheduledGame
+from referee.tournament.executors.batch import GameSettings, play_scheduled
+from referee.tournament.executors.frames import FrameReader, encode
+from referee.tournament.executors.pool import BotPool
+from referee.tournament.plans.fixed import ScheduledGame
 
 
 async def serve(commands_fd: int, answers_fd: int) -> None:

@@ -8,7 +8,7 @@ plan and prints. Two executors exist:
 * :class:`LocalExecutor` (the default): this process's trio pool, ``concurrency`` games at
   once, each bot process reused for its next game. Batches of one game: a worker task asks
   the plan for the next game as soon as it is free.
-* :class:`~referee.tournament.dask_executor.DaskExecutor` (``--dask ADDRESS``): batches
+* :class:`~referee.tournament.executors.dask_cluster.DaskExecutor` (``--dask ADDRESS``): batches
   (by default a colour-reversed pair) played on a Dask cluster's workers. Imported only
   when asked for, so a local run never imports Dask.
 """
@@ -23,9 +23,9 @@ from typing import Protocol
 import trio
 
 from referee.play.cpu import CorePlan
-from referee.tournament.batch import GameSettings, Played, play_scheduled
-from referee.tournament.pool import BotPool
-from referee.tournament.schedule import ScheduledGame
+from referee.tournament.executors.batch import GameSettings, Played, play_scheduled
+from referee.tournament.executors.pool import BotPool
+from referee.tournament.plans.fixed import ScheduledGame
 
 Deliver = Callable[[Played, str | None], Awaitable[None]]
 """The runner's callback for a finished game: the game with its record, and the name of

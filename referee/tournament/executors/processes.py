@@ -3,7 +3,7 @@
 The referee is Python: one process referees at most one core's worth of turns (about
 10,000-20,000 a second with instant bots), so at high concurrency fast bots wait for the
 referee rather than for each other. This executor starts N
-:mod:`~referee.tournament.referee_process` children, keeps ``concurrency`` games in flight
+:mod:`~referee.tournament.executors.referee_process` children, keeps ``concurrency`` games in flight
 across them (each new game to the process with the fewest), and records what they send
 back; the run alone writes results, as with every executor.
 
@@ -38,10 +38,10 @@ import trio
 import referee
 from referee.errors import RunStopped
 from referee.play.cpu import CorePlan
-from referee.tournament.batch import GameSettings, Played
-from referee.tournament.executor import Deliver
-from referee.tournament.frames import FrameReader, encode
-from referee.tournament.schedule import ScheduledGame
+from referee.tournament.executors.batch import GameSettings, Played
+from referee.tournament.executors.frames import FrameReader, encode
+from referee.tournament.executors.local import Deliver
+from referee.tournament.plans.fixed import ScheduledGame
 
 MAX_LOST_RUNS = 3
 """How often one game may be lost with its referee process before the run stops."""
@@ -141,7 +141,7 @@ class ProcessExecutor:
         root = str(Path(referee.__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         process = await trio.lowlevel.open_process(
-            [sys.executable, "-m", "referee.tournament.referee_process"],
+            [sys.executable, "-m", "referee.tournament.executors.referee_process"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
@@ -162,8 +162,9 @@ class ProcessExecutor:
             process.kill()
             status = await process.wait()
         raise RunStopped(
-            f"referee process {name} did not start ({sys.executable} -m referee.tournament.referee_process:"
-            f" exit status {status}); its error, if any, is above"
+            f"referee process {name} did not start ({sys.executable} -m "
+            f"referee.tournament.executors.referee_process: exit status {status}); "
+            "its error, if any, is above"
         )
 
     async def _read(self, ref: _Referee) -> None:

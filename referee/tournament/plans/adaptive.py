@@ -1,7 +1,7 @@
 """An adaptive rating run as a schedule: colour-reversed pairs, each new one put where it
 buys the most certainty about the ranking, within a fixed game budget.
 
-Like the SPRT schedule (:mod:`referee.tournament.sprt_schedule`) the list of games is not
+Like the SPRT schedule (:mod:`referee.tournament.plans.sprt`) the list of games is not
 known in advance: :meth:`AdaptiveSchedule.games` is an iterator the runner's workers pull
 from, and the bots of a new pair are chosen when its first game is handed out, from every
 result recorded so far. Pair ``k`` (from 1) has the slots ``ad-0000k-1`` (bot ``a`` first:
@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
 from referee.ratings.fit import fit_strengths, sigmoid, strongly_connected, with_prior
-from referee.tournament.schedule import PairKeys, ScheduledGame
+from referee.tournament.plans.fixed import PairKeys, ScheduledGame
 
 PAIRS = PairKeys("ad-")
 pair_key = PAIRS.key
@@ -312,7 +312,7 @@ class AdaptiveSchedule:
 
 class AdaptiveGames:
     """The iterator the runner's workers pull games from (re-askable like
-    :class:`~referee.tournament.sprt_schedule.SprtGames`)."""
+    :class:`~referee.tournament.plans.sprt.SprtGames`)."""
 
     def __init__(self, schedule: AdaptiveSchedule, done: set[str]) -> None:
         self.schedule = schedule

@@ -1,10 +1,10 @@
 """The validation of a tournament config: plain data (parsed YAML) in, frozen
-:mod:`referee.tournament.config` values out, every mistake a
+:mod:`referee.tournament.config.values` values out, every mistake a
 :class:`~referee.errors.ConfigError` naming the file, the key path and what was expected.
 The limits below keep a config from asking for what no one could mean (a billion games).
 The primitive checks (a mapping's keys, an integer's range, a name, a size) are
-:mod:`referee.tournament.config_checks`; the YAML side (duplicate keys, alias bombs,
-depth) is :mod:`referee.tournament.config_yaml`."""
+:mod:`referee.tournament.config.checks`; the YAML side (duplicate keys, alias bombs,
+depth) is :mod:`referee.tournament.config.loading`."""
 
 from __future__ import annotations
 
@@ -21,7 +21,16 @@ from referee.play.cpu import available_cpus, describe_cpus, parse_cpus
 from referee.play.programs import program_problem
 from referee.play.spec import DEFAULT_MARGIN, OpeningKind, TimeControl
 from referee.ratings.sprt import Model, Sprt
-from referee.tournament.config import (
+from referee.tournament.config.checks import (
+    MAX_NAME_LENGTH,
+    FieldChecks,
+    _describe,
+    _join,
+    _short_repr,
+    dask_address,
+)
+from referee.tournament.config.openings import random_openings, read_book
+from referee.tournament.config.values import (
     DEFAULT_BATCH,
     DEFAULT_BOARD_SIZE,
     DEFAULT_GAMES_PER_PAIR,
@@ -41,15 +50,6 @@ from referee.tournament.config import (
     ScheduleSpec,
     TournamentConfig,
 )
-from referee.tournament.config_checks import (
-    MAX_NAME_LENGTH,
-    FieldChecks,
-    _describe,
-    _join,
-    _short_repr,
-    dask_address,
-)
-from referee.tournament.openings import random_openings, read_book
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

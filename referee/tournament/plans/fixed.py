@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.play.spec import Opening, OpeningKind
-from referee.tournament.config import ScheduleKind, ScheduleSpec, TournamentConfig
+from referee.tournament.config.values import ScheduleKind, ScheduleSpec, TournamentConfig
 
 
 @dataclass(frozen=True)

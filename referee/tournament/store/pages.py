@@ -18,8 +18,8 @@ from referee.ratings.history import llr_history, rating_history
 from referee.ratings.report import Standings
 from referee.ratings.sprt import Model, Sprt
 from referee.render.standings_html import RatingPoint, standings_page
-from referee.tournament.folder import MANIFEST, MATCH_RESULTS, RESULTS, latest_records
-from referee.tournament.results import ResultsFile
+from referee.tournament.store.folder import MANIFEST, MATCH_RESULTS, RESULTS, latest_records
+from referee.tournament.store.results import ResultsFile
 
 PAGE = "standings.html"
 MAX_REPLAYS = 10_000
@@ -83,7 +83,7 @@ def write_standings_html(folder: Path, text: str) -> Path:
 
 def report_page(folder: Path, st: Standings, title: str) -> str:
     """The page of a results folder for ``vastuz report --format html``: the standings
-    :func:`~referee.tournament.folder.load_standings` made, over its games."""
+    :func:`~referee.tournament.store.folder.load_standings` made, over its games."""
     results = folder / RESULTS if (folder / RESULTS).exists() else folder / MATCH_RESULTS
     names = [line.name for line in st.lines]
     sprt = None

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
 from referee.ratings.sprt import Decision, Sprt, SprtStatus
-from referee.tournament.schedule import PairKeys, ScheduledGame
+from referee.tournament.plans.fixed import PairKeys, ScheduledGame
 
 PAIRS = PairKeys("sprt-")
 pair_key = PAIRS.key

@@ -1,14 +1,14 @@
 """Playing scheduled games with a pool of bots: what every executor runs, wherever it runs.
 
 The local executor plays one scheduled game at a time per worker task with the run's own
-:class:`~referee.tournament.pool.BotPool`; a cluster worker plays a *batch* (a few games,
+:class:`~referee.tournament.executors.pool.BotPool`; a cluster worker plays a *batch* (a few games,
 by default one colour-reversed pair) in one ``trio.run`` with a pool of its own, and sends
 the records back to the coordinator, which alone writes the results file. Both go through
 :func:`play_scheduled`, so a game is played the same way on a laptop and on a cluster.
 
 Nothing here knows about Dask: a batch is plain values in (:class:`GameSettings`, the
 games) and plain values out (:class:`BatchResult`), so the cluster glue
-(:mod:`referee.tournament.dask_executor`) only moves them.
+(:mod:`referee.tournament.executors.dask_cluster`) only moves them.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from referee.play.command import BotCommand
 from referee.play.programs import program_problem
 from referee.play.records import GameRecord, SlotInfo, parse_line
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
-from referee.tournament.config import TournamentConfig
-from referee.tournament.pool import BotPool, Starts
-from referee.tournament.schedule import ScheduledGame
+from referee.tournament.config.values import TournamentConfig
+from referee.tournament.executors.pool import BotPool, Starts
+from referee.tournament.plans.fixed import ScheduledGame
 
 STOP_POLL_SECONDS = 1.0
 """How often a batch asks whether the run was stopped (a cluster worker's Ctrl-C)."""
@@ -94,7 +94,7 @@ class GameSettings:
 class Played:
     """One finished game: its record, and the starts of the bot processes it was the first
     to see (label, and why it could not start or None), for
-    :meth:`~referee.tournament.pool.StartFailures.count`."""
+    :meth:`~referee.tournament.executors.pool.StartFailures.count`."""
 
     game: ScheduledGame
     record: GameRecord
