@@ -33,6 +33,7 @@ from referee.engine import Position
 
 ROOT = Path(__file__).resolve().parent.parent
 C_SOURCE = ROOT / "sample_bots" / "c" / "vastuz_mcts.c"
+C_LIBRARY = ROOT / "sample_bots" / "c" / "vastuz.c"  # libvastuz, the rules the bot is built on
 JS_SOURCE = ROOT / "sample_bots" / "js" / "vastuz_greedy.js"
 SIZES = range(2, 14)
 
@@ -42,13 +43,14 @@ SIZES = range(2, 14)
 
 @pytest.fixture(scope="module")
 def c_bot(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """The C bot, compiled with the system compiler (``cc``, else ``gcc``) into tmp."""
+    """The C bot and the rules library it uses, compiled with the system compiler (``cc``,
+    else ``gcc``) into tmp."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         pytest.skip("no C compiler (cc or gcc) on PATH: cannot build sample_bots/c")
     out = tmp_path_factory.mktemp("c_bot") / "vastuz_mcts"
     build = subprocess.run(
-        [compiler, "-std=c11", "-O2", "-Wall", "-Wextra", "-o", str(out), str(C_SOURCE), "-lm"],
+        [compiler, "-std=c11", "-O2", "-Wall", "-Wextra", "-o", str(out), str(C_SOURCE), str(C_LIBRARY), "-lm"],
         capture_output=True,
         text=True,
         timeout=120,
