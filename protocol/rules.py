@@ -113,7 +113,8 @@ class RulesSession:
         low, high, usage, handler = entry
         if not low <= len(command.args) <= high:
             want = str(low) if low == high else f"{low} to {high}"
-            text = f"{command.name} takes {want} argument(s){f' ({usage})' if usage else ''}, got {len(command.args)}"
+            usage_text = f" ({usage})" if usage else ""
+            text = f"{command.name} takes {want} argument(s){usage_text}, got {len(command.args)}"
             return Response(False, command.id, text).format()
         try:
             return Response(True, command.id, handler(command.args)).format()
@@ -122,7 +123,9 @@ class RulesSession:
         except TurnError as error:
             return Response(False, command.id, _one_line(_turn_error(error))).format()
         except Exception as error:  # a bug of ours must not end the client's game
-            return Response(False, command.id, _one_line(f"internal error: {type(error).__name__}: {error}")).format()
+            return Response(
+                False, command.id, _one_line(f"internal error: {type(error).__name__}: {error}")
+            ).format()
 
     def framing_error(self, error: ProtocolError) -> str:
         """The answer to an input line that could not be read (too long, not UTF-8)."""
@@ -267,7 +270,7 @@ def serve(session: RulesSession, source: BinaryIO, sink: BinaryIO) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m protocol.rules",
-        description="The Vastuz rules helper: answers rules questions on stdin/stdout (PROTOCOL.md section 9).",
+        description="The Vastuz rules helper: rules questions answered on stdin/stdout (PROTOCOL.md 9).",
     )
     parser.add_argument("--seed", type=int, default=None, help="seed of random_turn without a SEED")
     args = parser.parse_args(argv)

@@ -32,7 +32,12 @@ TURN_TEXT = 8 * MAXP + 16
 class VzTurn(ctypes.Structure):
     """``vz_turn``: the placement (-1: pass) and the steals, as point indices."""
 
-    _fields_ = [("place", ctypes.c_int), ("n", ctypes.c_int), ("x", ctypes.c_int16 * MAXP), ("y", ctypes.c_int16 * MAXP)]
+    _fields_ = [
+        ("place", ctypes.c_int),
+        ("n", ctypes.c_int),
+        ("x", ctypes.c_int16 * MAXP),
+        ("y", ctypes.c_int16 * MAXP),
+    ]
 
 
 class Rng:
@@ -58,6 +63,8 @@ class CRules:
             "vz_sizeof_pos": (ctypes.c_size_t, []),
             "vz_size": (i, [pos]),
             "vz_to_move": (i, [pos]),
+            "vz_point_count": (i, [pos]),
+            "vz_color_at": (i, [pos, i]),
             "vz_point_name": (text, [pos, i]),
             "vz_set_stones": (text, [pos, text, text, i]),
             "vz_parse_point": (i, [pos, text, ctypes.c_size_t]),
@@ -162,6 +169,17 @@ class CPosition:
         text = ctypes.create_string_buffer(TURN_TEXT)
         self._lib.vz_format_turn(self._ptr, ctypes.byref(turn), text)
         return text.value.decode()
+
+    def stones(self, color: str) -> list[str]:
+        """The points of ``color``'s stones, sorted as plain strings (as the engine lists them)."""
+        c = int(color[0] == "w")
+        lib, ptr = self._lib, self._ptr
+        found = (
+            lib.vz_point_name(ptr, p).decode()
+            for p in range(lib.vz_point_count(ptr))
+            if lib.vz_color_at(ptr, p) == c
+        )
+        return sorted(found)
 
     def score(self) -> tuple[float, float]:
         return self._lib.vz_score2(self._ptr, 0) / 2, self._lib.vz_score2(self._ptr, 1) / 2
