@@ -50,7 +50,18 @@ def c_bot(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
         pytest.skip("no C compiler (cc or gcc) on PATH: cannot build sample_bots/c")
     out = tmp_path_factory.mktemp("c_bot") / "vastuz_mcts"
     build = subprocess.run(
-        [compiler, "-std=c11", "-O2", "-Wall", "-Wextra", "-o", str(out), str(C_SOURCE), str(C_LIBRARY), "-lm"],
+        [
+            compiler,
+            "-std=c11",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-o",
+            str(out),
+            str(C_SOURCE),
+            str(C_LIBRARY),
+            "-lm",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
