@@ -795,7 +795,7 @@ def test_a_program_that_cannot_be_accessed_names_its_key(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Root may read anything, so the refusal a user would get is simulated where it happens.
-    import referee.tournament.config.validation as config_fields
+    import referee.tournament.config.checks as config_fields
 
     def refuse(program: str, cwd: Path, env: object = None) -> str | None:
         raise PermissionError(13, "Permission denied", "/secret/bin")

@@ -20,14 +20,15 @@ import yaml
 
 from referee.errors import ConfigError
 from referee.tournament.config.checks import _clip, _short_repr
-from referee.tournament.config.validation import (
-    MAX_YAML_DEPTH,
-    MAX_YAML_NODES,
-    ConfigParser,
-)
-from referee.tournament.config.values import (
-    TournamentConfig,
-)
+from referee.tournament.config.validation import ConfigParser
+from referee.tournament.config.values import TournamentConfig
+
+# A config is written by a person: past these it is a mistake or an attack (a YAML alias
+# bomb), refused before it costs memory or time.
+MAX_YAML_NODES = 100_000
+"""Values in the file once aliases are expanded (``*name`` repeats the value it names)."""
+MAX_YAML_DEPTH = 50
+"""How deeply lists and mappings may nest."""
 
 # --------------------------------------------------------------------------- entry points
 
@@ -187,4 +188,4 @@ def _check_size(root: yaml.Node) -> None:
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
 
 
-__all__ = ["load_config", "parse_config", "parse_yaml"]
+__all__ = ["MAX_YAML_DEPTH", "MAX_YAML_NODES", "load_config", "parse_config", "parse_yaml"]

@@ -1,14 +1,15 @@
 """The validation of a tournament config: plain data (parsed YAML) in, frozen
 :mod:`referee.tournament.config.values` values out, every mistake a
 :class:`~referee.errors.ConfigError` naming the file, the key path and what was expected.
-The limits below keep a config from asking for what no one could mean (a billion games).
-The primitive checks (a mapping's keys, an integer's range, a name, a size) are
-:mod:`referee.tournament.config.checks`; the YAML side (duplicate keys, alias bombs,
-depth) is :mod:`referee.tournament.config.loading`."""
+
+Each key is declared once, in :mod:`referee.tournament.config.keys` (its check, default and
+whether it is required); the sections here read their mappings through those declarations
+and add what involves several keys (``per_move`` or ``main``, the bots an anchor may name).
+The primitive checks are :mod:`referee.tournament.config.checks`; the YAML side (duplicate
+keys, alias bombs, depth) is :mod:`referee.tournament.config.loading`."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import re
@@ -18,28 +19,21 @@ from pathlib import Path
 from types import MappingProxyType
 
 from referee.play.cpu import available_cpus, describe_cpus, parse_cpus
-from referee.play.programs import program_problem
-from referee.play.spec import DEFAULT_MARGIN, OpeningKind, TimeControl
+from referee.play.spec import OpeningKind, TimeControl
 from referee.ratings.sprt import Model, Sprt
+from referee.tournament.config import keys
 from referee.tournament.config.checks import (
     MAX_NAME_LENGTH,
     FieldChecks,
     _describe,
-    _join,
     _short_repr,
     dask_address,
+    program_error,
 )
 from referee.tournament.config.openings import random_openings, read_book
 from referee.tournament.config.values import (
-    DEFAULT_BATCH,
-    DEFAULT_BOARD_SIZE,
     DEFAULT_GAMES_PER_PAIR,
-    DEFAULT_RANDOM_SEED,
     DEFAULT_SPRT_MAX_GAMES,
-    MAX_BATCH,
-    MAX_BOARD_SIZE,
-    MAX_PROCESSES,
-    MIN_BOARD_SIZE,
     NAME_PATTERN,
     BotSpec,
     EloSpec,
@@ -53,45 +47,14 @@ from referee.tournament.config.values import (
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-# Limits: a config is written by a person, so anything past these is a mistake or an
-# attack (a YAML alias bomb), and is refused before it costs memory or time.
-MAX_YAML_NODES = 100_000
-"""Values in the file once aliases are expanded (``*name`` repeats the value it names)."""
-MAX_YAML_DEPTH = 50
-"""How deeply lists and mappings may nest."""
 MAX_SCHEDULE_GAMES = 1_000_000
-"""Games in a schedule: rounds x games_per_pair x pairings."""
-MAX_RANDOM_OPENINGS = 100_000
-"""Random openings (``opening.random.count``); they are generated before the first game."""
+"""Games in a schedule: rounds x games_per_pair x pairings. A config is written by a person,
+so past this it is a mistake, refused before it costs memory or time."""
 
-
-# --------------------------------------------------------------------------- validation
-
-
-_TOP_KEYS = (
-    "name",
-    "board_size",
-    "opening",
-    "time_control",
-    "schedule",
-    "concurrency",
-    "output",
-    "elo",
-    "bots",
-    "logs",
-    "executor",
-    "affinity",
-)
-_EXECUTOR_KEYS = ("dask", "batch", "processes")
-_TIME_KEYS = ("per_move", "main", "increment", "margin")
+# The schedule's keys, per kind (the plans will own them).
 _SCHEDULE_KEYS = ("kind", "games_per_pair", "rounds", "challengers")
 _SPRT_KEYS = ("kind", "elo0", "elo1", "alpha", "beta", "model", "max_games")
 _ADAPTIVE_KEYS = ("kind", "games", "floor")
-_LOG_KEYS = ("max_per_game", "max_per_bot")
-_ELO_KEYS = ("anchor", "anchor_rating")
-_BOT_KEYS = ("name", "command", "cwd", "env")
-_RANDOM_KEYS = ("count", "seed", "turns")
-_OPENING_FORMS = "'pie', 'empty', {book: FILE} or {random: {count: N, seed: S}}"
 
 
 class ConfigParser(FieldChecks):
@@ -107,12 +70,9 @@ class ConfigParser(FieldChecks):
     def config(self, data: object, source: Path | None) -> TournamentConfig:
         if data is None:
             self.fail(None, "the config is empty; expected a mapping with at least 'time_control' and 'bots'")
-        top = self.mapping(data, "", _TOP_KEYS, what="a mapping of settings at the top level")
-        for required in ("time_control", "bots"):
-            if required not in top:
-                self.fail(required, "missing (this key is required)")
+        top = keys.TOP.read(self, data, "")
         if "name" in top:
-            name = self.name(top["name"], "name")
+            name = top.get(keys.NAME_KEY)
         else:
             name = Path(self.file).stem
             if not NAME_PATTERN.fullmatch(name) or len(name) > MAX_NAME_LENGTH:
@@ -121,43 +81,26 @@ class ConfigParser(FieldChecks):
                     f"missing, and the file name {_short_repr(name)} is not a usable name "
                     f"(letters, digits, '_', '.', '-'; at most {MAX_NAME_LENGTH}); give one",
                 )
-        board_size = (
-            self.integer(top["board_size"], "board_size", minimum=MIN_BOARD_SIZE, maximum=MAX_BOARD_SIZE)
-            if "board_size" in top
-            else DEFAULT_BOARD_SIZE
-        )
-        bots = self.bots(top["bots"])
+        board_size = top.get(keys.BOARD_SIZE)
+        bots = top.get(keys.BOTS, lambda value, _: self.bots(value))
         names = tuple(bot.name for bot in bots)
-        schedule = self.schedule(top.get("schedule", {}), names)
-        time_control = self.time_control(top["time_control"])
-        opening = self.opening(top.get("opening", "pie"), board_size)
-        concurrency = (
-            self.integer(top["concurrency"], "concurrency", minimum=1)
-            if "concurrency" in top
-            else os.cpu_count() or 1
-        )
-        output = self.path(top["output"], "output") if "output" in top else self.base_dir / "results" / name
-        elo = self.elo(top.get("elo", {}), names)
-        logs = self.logs(top["logs"]) if "logs" in top else LogSpec()
-        executor = self.executor(top["executor"]) if "executor" in top else ExecutorSpec()
-        affinity = self.affinity(top["affinity"]) if "affinity" in top else None
         return TournamentConfig(
             name=name,
             board_size=board_size,
-            opening=opening,
-            time_control=time_control,
-            schedule=schedule,
-            concurrency=concurrency,
-            output=output,
-            elo=elo,
             bots=bots,
+            schedule=top.get(keys.SCHEDULE, lambda value, _: self.schedule(value, names)),
+            time_control=top.get(keys.TIME_CONTROL, lambda value, path: self.time_control(value, path)),
+            opening=top.get(keys.OPENING, lambda value, _: self.opening(value, board_size)),
+            concurrency=top.get(keys.CONCURRENCY) if "concurrency" in top else os.cpu_count() or 1,
+            output=top.get(keys.OUTPUT) if "output" in top else self.base_dir / "results" / name,
+            elo=top.get(keys.ELO, lambda value, path: self.elo(value, path, names)),
             source=source if source is not None else self.base_dir / Path(self.file).name,
-            logs=logs,
-            executor=executor,
-            affinity=affinity,
+            logs=top.get(keys.LOGS, lambda value, path: keys.LOGS.read(self, value, path).build(LogSpec)),
+            executor=top.get(keys.EXECUTOR, self.executor),
+            affinity=top.get(keys.AFFINITY, self.affinity),
         )
 
-    def affinity(self, value: object) -> frozenset[int] | None:
+    def affinity(self, value: object, path: str) -> frozenset[int] | None:
         """``true`` (every CPU this process may use), ``false``, or the CPUs to use, as a
         string like ``"0-3,6"`` or a list of numbers; every CPU must be one this process may
         run on. An empty set: asked for where the platform cannot pin (the run notes it)."""
@@ -172,10 +115,10 @@ class ConfigParser(FieldChecks):
             try:
                 cpus = parse_cpus(value)
             except ValueError as exc:
-                self.fail("affinity", f'expected CPUs like "0-3,6": {exc}')
+                self.fail(path, f'expected CPUs like "0-3,6": {exc}')
         else:
             self.fail(
-                "affinity",
+                path,
                 f'expected true, false, CPUs like "0-3,6" or a list of CPU numbers, got {_describe(value)}',
             )
         if available is None:
@@ -183,36 +126,27 @@ class ConfigParser(FieldChecks):
         missing = sorted(cpus - available)
         if missing:
             self.fail(
-                "affinity",
+                path,
                 f"CPU {', '.join(str(c) for c in missing)} not available to this process "
                 f"(it may use {describe_cpus(sorted(available))})",
             )
         return cpus
 
-    def time_control(self, value: object) -> TimeControl:
-        tc = self.mapping(
-            value,
-            "time_control",
-            _TIME_KEYS,
-            what="{per_move: SECONDS} or {main: SECONDS, increment: SECONDS}",
-        )
-        margin = self.number(tc["margin"], "time_control.margin") if "margin" in tc else DEFAULT_MARGIN
+    def time_control(self, value: object, path: str) -> TimeControl:
+        tc = keys.TIME_CONTROL.read(self, value, path)
+        margin = tc.get(keys.MARGIN)
         if "per_move" in tc:
             for other in ("main", "increment"):
                 if other in tc:
                     self.fail(
-                        f"time_control.{other}",
+                        f"{path}.{other}",
                         "not allowed with per_move (give either per_move, or main and increment)",
                     )
-            return TimeControl.fixed(
-                self.number(tc["per_move"], "time_control.per_move", positive=True), margin=margin
-            )
+            return TimeControl.fixed(tc.get(keys.PER_MOVE), margin=margin)
         if "main" in tc:
-            main = self.number(tc["main"], "time_control.main", positive=True)
-            increment = self.number(tc["increment"], "time_control.increment") if "increment" in tc else 0.0
-            return TimeControl.fischer(main, increment, margin=margin)
+            return TimeControl.fischer(tc.get(keys.MAIN), tc.get(keys.INCREMENT), margin=margin)
         self.fail(
-            "time_control",
+            path,
             "expected per_move (seconds per move) or main (seconds per game, with an optional increment)",
         )
 
@@ -312,54 +246,6 @@ class ConfigParser(FieldChecks):
             floor = self.integer(spec["floor"], "schedule.floor", minimum=0)
         return ScheduleSpec(ScheduleKind.ADAPTIVE, adaptive_games=games, adaptive_floor=floor)
 
-    def logs(self, value: object) -> LogSpec:
-        """``{max_per_game: BYTES, max_per_bot: BYTES}``; sizes may be written ``50MB`` or
-        ``100MiB`` too."""
-        spec = self.mapping(value, "logs", _LOG_KEYS)
-        out = LogSpec()
-        for key in _LOG_KEYS:
-            if key in spec:
-                out = dataclasses.replace(out, **{key: self.byte_size(spec[key], f"logs.{key}")})
-        return out
-
-    def executor(self, value: object) -> ExecutorSpec:
-        """``{dask: "tcp://HOST:8786", batch: GAMES}``: play on a Dask cluster; or
-        ``{processes: N}``: spread the games over N referee processes on this machine."""
-        spec = self.mapping(
-            value,
-            "executor",
-            _EXECUTOR_KEYS,
-            what='a mapping like {processes: 4} or {dask: "tcp://HOST:8786"}',
-        )
-        if "processes" in spec:
-            for other in ("dask", "batch"):
-                if other in spec:
-                    self.fail(
-                        f"executor.{other}",
-                        "not with executor.processes (processes: here; dask: on a cluster)",
-                    )
-            processes = self.integer(
-                spec["processes"], "executor.processes", minimum=1, maximum=MAX_PROCESSES
-            )
-            return ExecutorSpec(processes=processes)
-        if "dask" not in spec:
-            self.fail(
-                "executor.dask",
-                'missing: the scheduler\'s address, like "tcp://HOST:8786" (or executor.processes: N)',
-            )
-        address = dask_address(spec["dask"])
-        if address is None:
-            self.fail(
-                "executor.dask",
-                f'expected a scheduler address like "tcp://HOST:8786", got {_describe(spec["dask"])}',
-            )
-        batch = (
-            self.integer(spec["batch"], "executor.batch", minimum=1, maximum=MAX_BATCH)
-            if "batch" in spec
-            else DEFAULT_BATCH
-        )
-        return ExecutorSpec(dask=address, batch=batch)
-
     def challengers(self, value: object, names: tuple[str, ...]) -> tuple[str, ...]:
         key = "schedule.challengers"
         if value is None:
@@ -380,23 +266,21 @@ class ConfigParser(FieldChecks):
             self.fail(key, "every bot is a challenger; a gauntlet needs at least one bot to play against")
         return tuple(chosen)
 
-    def elo(self, value: object, names: tuple[str, ...]) -> EloSpec:
-        spec = self.mapping(value, "elo", _ELO_KEYS)
-        anchor = None
-        if spec.get("anchor") is not None:
-            anchor = self.string(spec["anchor"], "elo.anchor")
-            if anchor not in names:
-                self.fail(
-                    "elo.anchor",
-                    f"expected the name of a bot ({', '.join(names)}), got {_short_repr(anchor)}",
-                )
-        rating = 0.0
-        if "anchor_rating" in spec:
-            raw = spec["anchor_rating"]
+    def elo(self, value: object, path: str, names: tuple[str, ...]) -> EloSpec:
+        def anchor(raw: object, where: str) -> str | None:
+            if raw is None:
+                return None
+            text = self.string(raw, where)
+            if text not in names:
+                self.fail(where, f"expected the name of a bot ({', '.join(names)}), got {_short_repr(text)}")
+            return text
+
+        def rating(raw: object, where: str) -> float:
             if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
-                self.fail("elo.anchor_rating", f"expected a number, got {_describe(raw)}")
-            rating = float(raw)
-        return EloSpec(anchor, rating)
+                self.fail(where, f"expected a number, got {_describe(raw)}")
+            return float(raw)
+
+        return keys.ELO.read(self, value, path).build(EloSpec, anchor=anchor, anchor_rating=rating)
 
     # --- bots
 
@@ -409,15 +293,12 @@ class ConfigParser(FieldChecks):
         first_seen: dict[str, int] = {}
         for i, item in enumerate(value):
             path = f"bots[{i}]"
-            spec = self.mapping(item, path, _BOT_KEYS, what="a mapping with name and command")
-            for required in ("name", "command"):
-                if required not in spec:
-                    self.fail(_join(path, required), "missing (every bot needs a name and a command)")
-            name = self.name(spec["name"], f"{path}.name")
+            spec = keys.BOTS.read(self, item, path)
+            name = spec.get(keys.BOT_NAME)
             if name in first_seen:
                 self.fail(f"{path}.name", f"duplicate bot name {name!r} (also bots[{first_seen[name]}].name)")
             first_seen[name] = i
-            cwd = self.path(spec["cwd"], f"{path}.cwd") if "cwd" in spec else self.base_dir
+            cwd = spec.get(keys.CWD) if "cwd" in spec else self.base_dir
             if self.check_programs:
                 try:
                     found = cwd.is_dir()
@@ -425,10 +306,12 @@ class ConfigParser(FieldChecks):
                     self.fail(f"{path}.cwd", f"cannot access the directory {cwd}: {exc.strerror or exc}")
                 if not found:
                     self.fail(f"{path}.cwd", f"directory not found: {cwd}")
-            env = self.env(spec.get("env", {}), f"{path}.env")
-            command = self.command(spec["command"], f"{path}.command")
+            env = spec.get(keys.ENV, self.env)
+            command = spec.get(keys.COMMAND, self.command)
             if self.check_programs:
-                self.check_program(command[0], f"{path}.command", cwd, env)
+                problem = program_error(command[0], cwd, env)
+                if problem is not None:
+                    self.fail(f"{path}.command", problem)
             bots.append(BotSpec(name, command, cwd, MappingProxyType(env)))
         return tuple(bots)
 
@@ -469,59 +352,60 @@ class ConfigParser(FieldChecks):
             result[key] = raw
         return result
 
-    def check_program(self, program: str, path: str, cwd: Path, env: Mapping[str, str]) -> None:
-        try:
-            problem = program_problem(program, cwd, env)
-        except OSError as exc:  # a folder on the way that we may not look into
-            where = f" ({exc.filename})" if exc.filename else ""
-            problem = f"cannot access the program {_short_repr(program)}{where}: {exc.strerror or exc}"
-        if problem is not None:
-            self.fail(path, problem)
-
     # --- openings
 
     def opening(self, value: object, size: int) -> OpeningSpec:
         if isinstance(value, str):
             if value in (OpeningKind.PIE.value, OpeningKind.EMPTY.value):
                 return OpeningSpec(OpeningKind(value))
-            self.fail("opening", f"expected {_OPENING_FORMS}, got {_short_repr(value)}")
-        spec = self.mapping(value, "opening", ("book", "random"), what=_OPENING_FORMS)
-        if len(spec) != 1:
-            self.fail("opening", f"expected exactly one of book, random; got {len(spec)} keys")
+            self.fail("opening", f"expected {keys.OPENING_FORMS}, got {_short_repr(value)}")
+        spec = keys.OPENING.read(self, value, "opening")
+        if len(spec.values) != 1:
+            self.fail("opening", f"expected exactly one of book, random; got {len(spec.values)} keys")
         if "book" in spec:
-            book = self.path(spec["book"], "opening.book")
+            book = spec.get(keys.BOOK)
             return OpeningSpec(
                 OpeningKind.BOOK, read_book(book, size, key="opening.book", config=self.file), book=book
             )
-        settings = self.mapping(spec["random"], "opening.random", _RANDOM_KEYS, what="{count: N, seed: S}")
-        if "count" not in settings:
-            self.fail("opening.random.count", "missing (how many random openings to play)")
-        count = self.integer(settings["count"], "opening.random.count", minimum=1)
-        if count > MAX_RANDOM_OPENINGS:
-            self.fail(
-                "opening.random.count",
-                f"expected at most {MAX_RANDOM_OPENINGS:,} random openings (they are all generated "
-                f"before the first game), got {count:,}",
-            )
-        seed = (
-            self.integer(settings["seed"], "opening.random.seed")
-            if "seed" in settings
-            else DEFAULT_RANDOM_SEED
-        )
-        turns = (
-            self.integer(settings["turns"], "opening.random.turns", minimum=0) if "turns" in settings else 0
-        )
+        settings = keys.RANDOM.read(self, spec.values["random"], "opening.random")
+        count = settings.get(keys.RANDOM_COUNT, self.random_count)
+        seed, turns = settings.get(keys.RANDOM_SEED), settings.get(keys.RANDOM_TURNS)
         openings = random_openings(size, count, seed, turns=turns)
         return OpeningSpec(OpeningKind.RANDOM, openings, count=count, seed=seed, random_turns=turns)
 
+    def random_count(self, value: object, path: str) -> int:
+        count = self.integer(value, path, minimum=1)
+        if count > keys.MAX_RANDOM_OPENINGS:
+            self.fail(
+                path,
+                f"expected at most {keys.MAX_RANDOM_OPENINGS:,} random openings (they are all generated "
+                f"before the first game), got {count:,}",
+            )
+        return count
 
-# --------------------------------------------------------------------------- opening sources
+    def dask(self, value: object, path: str) -> str:
+        address = dask_address(value)
+        if address is None:
+            self.fail(path, f'expected a scheduler address like "tcp://HOST:8786", got {_describe(value)}')
+        return address
+
+    def executor(self, value: object, path: str) -> ExecutorSpec:
+        """``{dask: "tcp://HOST:8786", batch: GAMES}``: play on a Dask cluster; or
+        ``{processes: N}``: spread the games over N referee processes on this machine."""
+        spec = keys.EXECUTOR.read(self, value, path)
+        if "processes" in spec:
+            for other in ("dask", "batch"):
+                if other in spec:
+                    self.fail(
+                        f"{path}.{other}", "not with executor.processes (processes: here; dask: on a cluster)"
+                    )
+            return ExecutorSpec(processes=spec.get(keys.PROCESSES))
+        if "dask" not in spec:
+            self.fail(
+                f"{path}.dask",
+                'missing: the scheduler\'s address, like "tcp://HOST:8786" (or executor.processes: N)',
+            )
+        return ExecutorSpec(dask=spec.get(keys.DASK, self.dask), batch=spec.get(keys.BATCH))
 
 
-__all__ = [
-    "MAX_RANDOM_OPENINGS",
-    "MAX_SCHEDULE_GAMES",
-    "MAX_YAML_DEPTH",
-    "MAX_YAML_NODES",
-    "ConfigParser",
-]
+__all__ = ["MAX_SCHEDULE_GAMES", "ConfigParser"]

@@ -31,8 +31,6 @@ from types import MappingProxyType
 from referee.play.spec import Opening, OpeningKind, TimeControl
 from referee.ratings.sprt import Sprt
 
-MIN_BOARD_SIZE = 2
-MAX_BOARD_SIZE = 13
 DEFAULT_BOARD_SIZE = 7
 DEFAULT_GAMES_PER_PAIR = 2
 DEFAULT_SPRT_MAX_GAMES = 100_000

@@ -1,0 +1,360 @@
+"""Every config key, declared once: its name, what it takes (and how that is checked), its
+default, and whether it is required.
+
+:mod:`.validation` reads each mapping of a config through these declarations (unknown keys
+with a "did you mean", required keys, each key's check or its default), and the key table
+of ``configs/README.md`` is rendered from them, so the table cannot drift from the code:
+``tests/test_config_keys.py`` compares the two. After changing a key, rewrite the table
+with ``python -m referee.tournament.config.keys configs/README.md`` (without a file it prints
+the table). The ``schedule`` key's sub-keys belong to the plans (see
+:mod:`.validation`); here it is one row.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from referee.engine import MAX_SIZE, MIN_SIZE
+from referee.play.spec import DEFAULT_MARGIN, TimeControl
+from referee.tournament.config.checks import MAX_NAME_LENGTH, FieldChecks, _join
+from referee.tournament.config.values import (
+    DEFAULT_BATCH,
+    DEFAULT_BOARD_SIZE,
+    DEFAULT_GAMES_PER_PAIR,
+    DEFAULT_LOG_MAX_PER_BOT,
+    DEFAULT_LOG_MAX_PER_GAME,
+    DEFAULT_RANDOM_SEED,
+    MAX_BATCH,
+    MAX_PROCESSES,
+    BotSpec,
+    EloSpec,
+    ExecutorSpec,
+    LogSpec,
+    OpeningSpec,
+    ScheduleSpec,
+)
+
+T = TypeVar("T")
+
+MAX_RANDOM_OPENINGS = 100_000
+"""Random openings (``opening.random.count``); they are generated before the first game."""
+
+NO_DEFAULT: Any = object()
+"""The default of a key that is required, or whose default depends on the rest of the
+config (its section computes it)."""
+
+Reader = Callable[[FieldChecks, object, str], T]
+"""Checks a value at a key path and returns what the config holds, or fails."""
+
+
+@dataclass(frozen=True)
+class Check(Generic[T]):
+    """What a key takes, in the README's words, and the reader that checks it; a key
+    without a reader is read by its section (it needs the rest of the config)."""
+
+    text: str
+    read: Reader[T] | None = None
+
+
+def integer(minimum: int | None = None, maximum: int | None = None) -> Check[int]:
+    if minimum is not None and maximum is not None:
+        text = f"integer {minimum:,}..{maximum:,}"
+    else:
+        text = "integer" if minimum is None else f"integer >= {minimum:,}"
+    return Check(text, lambda c, v, path: c.integer(v, path, minimum=minimum, maximum=maximum))
+
+
+SECONDS = Check("seconds >= 0", FieldChecks.number)
+POSITIVE_SECONDS = Check("seconds > 0", lambda c, v, path: c.number(v, path, positive=True))
+SIZE = Check("bytes (or `50MB`, `100MiB`), at least 1024", FieldChecks.byte_size)
+NAME = Check(
+    f"letters, digits, `_`, `.`, `-` (it names files), at most {MAX_NAME_LENGTH} characters",
+    FieldChecks.name,
+)
+PATH = Check("a path", FieldChecks.path)
+
+
+@dataclass(frozen=True)
+class Key(Generic[T]):
+    """One key. ``default`` is what an absent key means, written as in a config and read
+    by the same check as a value the user gives (``shown``: the README's words for it,
+    where the value would not do); ``required`` is the reason given with "missing";
+    ``keys`` are the sub-keys of a mapping (``what`` names it in errors), or of each item of
+    a list with ``items``; ``doc`` says what the key is for."""
+
+    name: str
+    check: Check[T]
+    doc: str = ""
+    default: object = NO_DEFAULT
+    shown: str | None = None
+    required: str | None = None
+    keys: tuple[Key[Any], ...] = ()
+    what: str = "a mapping"
+    items: bool = False
+
+    def read(self, checks: FieldChecks, value: object, path: str) -> Given:
+        """``value`` as this key's mapping at ``path``: a mapping of known keys (a close
+        one suggested), with every required key present."""
+        names = [key.name for key in self.keys]
+        spec = checks.mapping(value, path, names, what=self.what)
+        for key in self.keys:
+            if key.required is not None and key.name not in spec:
+                checks.fail(_join(path, key.name), f"missing ({key.required})")
+        return Given(checks, self, spec, path)
+
+
+class Given:
+    """A mapping read against its key's table: each value checked when asked for, in the
+    order the section asks (later checks may depend on earlier values)."""
+
+    def __init__(self, checks: FieldChecks, key: Key[Any], values: dict[str, object], path: str) -> None:
+        self.checks = checks
+        self.key = key
+        self.values = values
+        self.path = path
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.values
+
+    def get(self, key: Key[T], read: Callable[[object, str], T] | None = None) -> T:
+        """The key's value (or its default) checked by ``read``, by default its own check."""
+        where = _join(self.path, key.name)
+        value = self.values.get(key.name, key.default)
+        if value is NO_DEFAULT:
+            raise LookupError(f"{where} has no default: its section computes it")
+        if read is not None:
+            return read(value, where)
+        if key.check.read is None:
+            raise LookupError(f"{where} is read by its section")
+        return key.check.read(self.checks, value, where)
+
+    def build(self, target: Callable[..., T], **readers: Callable[[object, str], Any]) -> T:
+        """``target`` made of every sub-key's value (by its name), in the table's order."""
+        return target(**{key.name: self.get(key, readers.get(key.name)) for key in self.key.keys})
+
+
+# --------------------------------------------------------------------------- the keys
+
+BOARD_SIZE = Key(
+    "board_size", integer(MIN_SIZE, MAX_SIZE), "points on each side of the board", default=DEFAULT_BOARD_SIZE
+)
+OPENING_FORMS = "'pie', 'empty', {book: FILE} or {random: {count: N, seed: S}}"
+RANDOM_COUNT = Key(
+    "count",
+    Check[int](f"integer 1..{MAX_RANDOM_OPENINGS:,}"),
+    "how many random openings to play",
+    required="how many random openings to play",
+)
+RANDOM_SEED = Key("seed", integer(), "the same seed gives the same openings everywhere", DEFAULT_RANDOM_SEED)
+RANDOM_TURNS = Key("turns", integer(0), "random legal turns after each setup", default=0)
+RANDOM = Key(
+    "random",
+    Check[object]("`{count: N, seed: S, turns: T}`"),
+    "N random setups of two distinct points",
+    shown="",
+    keys=(RANDOM_COUNT, RANDOM_SEED, RANDOM_TURNS),
+    what="{count: N, seed: S}",
+)
+BOOK = Key("book", PATH, "a file of fixed openings, one a line: `BLACK WHITE [TURN ...]`", shown="")
+CLOCK = "`per_move` or `main` is required"
+PER_MOVE = Key(
+    "per_move", POSITIVE_SECONDS, "each move must come within this; unused time is lost", shown=CLOCK
+)
+MAIN = Key("main", POSITIVE_SECONDS, "for the whole game (a Fischer clock)", shown=CLOCK)
+INCREMENT = Key("increment", SECONDS, "added after each move, with `main`", default=0)
+MARGIN = Key(
+    "margin", SECONDS, "allowed on top of each limit for process and pipe overhead", default=DEFAULT_MARGIN
+)
+BOT_NAME = Key("name", NAME, "unique among the bots", required="every bot needs a name and a command")
+COMMAND = Key(
+    "command",
+    Check[tuple[str, ...]]("a string, split like a shell does, or a list of words"),
+    "the program and its arguments",
+    required="every bot needs a name and a command",
+)
+CWD = Key("cwd", PATH, "the bot's working folder (must exist)", shown="the config's folder")
+ENV = Key(
+    "env",
+    Check[dict[str, str]]("a mapping of names to strings or numbers"),
+    "added to the referee's environment",
+    default={},
+    shown="none",
+)
+TIME_CONTROL = Key(
+    "time_control",
+    Check[TimeControl]("`{per_move: S}` or `{main: S, increment: S}`, optional `margin: S`"),
+    required="this key is required",
+    keys=(PER_MOVE, MAIN, INCREMENT, MARGIN),
+    what="{per_move: SECONDS} or {main: SECONDS, increment: SECONDS}",
+)
+NAME_KEY = Key("name", NAME, shown="the config file's name without `.yaml`")
+OPENING = Key(
+    "opening",
+    Check[OpeningSpec]("`pie`, `empty`, `{book: FILE}` or `{random: {count: N, seed: S, turns: T}}`"),
+    default="pie",
+    keys=(BOOK, RANDOM),
+    what=OPENING_FORMS,
+)
+SCHEDULE = Key(
+    "schedule",
+    Check[ScheduleSpec](
+        "`{kind, games_per_pair, rounds, challengers}`, an SPRT `{kind: sprt, elo0, elo1, alpha, beta, "
+        "model, max_games}`, or `{kind: adaptive, games, floor}`"
+    ),
+    default={},
+    shown=f"round robin, {DEFAULT_GAMES_PER_PAIR} games per pair, 1 round",
+)
+CONCURRENCY = Key("concurrency", integer(1), "games played at once", shown="the number of CPU cores")
+OUTPUT = Key("output", PATH, "the results folder", shown="`results/<name>`")
+ELO = Key(
+    "elo",
+    Check[EloSpec]("`{anchor: BOT, anchor_rating: R}`"),
+    "where the rating scale sits",
+    default={},
+    shown="",
+    keys=(
+        Key("anchor", Check[str | None]("a bot's name"), "the bot rated `anchor_rating`", None, "none"),
+        Key(
+            "anchor_rating",
+            Check[float]("a number"),
+            "the anchor's rating; without an anchor, the mean rating",
+            default=0.0,
+        ),
+    ),
+)
+BOTS = Key(
+    "bots",
+    Check[tuple[BotSpec, ...]](
+        "a list of at least 2 bots (exactly 2 for an SPRT: the candidate first, then the baseline)"
+    ),
+    required="this key is required",
+    keys=(BOT_NAME, COMMAND, CWD, ENV),
+    what="a mapping with name and command",
+    items=True,
+)
+LOGS = Key(
+    "logs",
+    Check[LogSpec]("`{max_per_game: SIZE, max_per_bot: SIZE}`"),
+    "caps on the bots' log files (stderr and transcripts); past a cap, output is dropped with a note",
+    default={},
+    shown="",
+    keys=(
+        Key(
+            "max_per_game", SIZE, "each file (one per game, bot and kind)", DEFAULT_LOG_MAX_PER_GAME, "1 MiB"
+        ),
+        Key("max_per_bot", SIZE, "all of one bot's files over the run", DEFAULT_LOG_MAX_PER_BOT, "100 MiB"),
+    ),
+)
+AFFINITY = Key(
+    "affinity",
+    Check[frozenset[int] | None](
+        '`true` (every CPU this process may use), `false`, or the CPUs to use, `"0-3,6"` or `[0, 1, 2]`'
+    ),
+    "pin each game slot's bots to cores of their own and keep one core (the lowest) free of bots for "
+    "the referee, as fastchess's `-use-affinity`; see [CPUs and fair clocks](#cpus-and-fair-clocks)",
+    default=False,
+)
+DASK = Key(
+    "dask",
+    Check[str]('a scheduler\'s address, `"tcp://HOST:8786"`'),
+    "play on the workers of that Dask scheduler, see [docs/cluster.md](../docs/cluster.md); not with "
+    "`processes`",
+    shown="none",
+)
+BATCH = Key(
+    "batch",
+    integer(1, MAX_BATCH),
+    "games per task on a Dask cluster",
+    DEFAULT_BATCH,
+    shown=f"{DEFAULT_BATCH} (a colour-reversed pair)",
+)
+PROCESSES = Key(
+    "processes",
+    integer(1, MAX_PROCESSES),
+    "referee processes on this machine that share the `concurrency` games (for fast bots on several "
+    'cores, see the README\'s "Past one core")',
+    default=1,
+)
+EXECUTOR = Key(
+    "executor",
+    Check[ExecutorSpec]('`{processes: N}` or `{dask: "tcp://HOST:8786", batch: GAMES}`'),
+    "where games run; `--processes` / `--dask` / `--batch` override it",
+    default={"processes": 1},
+    shown="this machine, `concurrency` games at once in this process",
+    keys=(DASK, BATCH, PROCESSES),
+    what='a mapping like {processes: 4} or {dask: "tcp://HOST:8786"}',
+)
+TOP = Key(
+    "",
+    Check[object]("a config"),
+    keys=(
+        NAME_KEY,
+        BOARD_SIZE,
+        OPENING,
+        TIME_CONTROL,
+        SCHEDULE,
+        CONCURRENCY,
+        OUTPUT,
+        ELO,
+        BOTS,
+        LOGS,
+        EXECUTOR,
+        AFFINITY,
+    ),
+    what="a mapping of settings at the top level",
+)
+
+
+# --------------------------------------------------------------------------- the README's table
+
+TABLE_START = "| key | value | default |"
+
+
+def default_text(key: Key[Any]) -> str:
+    if key.shown is not None:
+        return key.shown
+    if key.required is not None:
+        return "required"
+    value = key.default
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, str):
+        return f"`{value}`"
+    if isinstance(value, (int, float)):
+        return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+    raise TypeError(f"{key.name}: give the README's wording of its default in `shown`")
+
+
+def _rows(keys: tuple[Key[Any], ...], prefix: str) -> Iterator[str]:
+    for key in keys:
+        value = f"{key.check.text}: {key.doc}" if key.doc else key.check.text
+        yield f"| `{prefix}{key.name}` | {value} | {default_text(key)} |"
+        yield from _rows(key.keys, f"{prefix}{key.name}{'[].' if key.items else '.'}")
+
+
+def table() -> str:
+    """The key table of ``configs/README.md``: every key of :data:`TOP` and its sub-keys."""
+    return "\n".join([TABLE_START, "| --- | --- | --- |", *_rows(TOP.keys, "")]) + "\n"
+
+
+def with_table(readme: str) -> str:
+    """``readme`` with its key table (from :data:`TABLE_START` to the next blank line)
+    replaced by :func:`table`."""
+    start = readme.index(TABLE_START)
+    end = readme.index("\n\n", start) + 1
+    return readme[:start] + table() + readme[end:]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        target = Path(sys.argv[1])
+        target.write_text(with_table(target.read_text(encoding="utf-8")), encoding="utf-8")
+    else:
+        print(table(), end="")
+
+
+__all__ = ["MAX_RANDOM_OPENINGS", "TOP", "Check", "Given", "Key", "table", "with_table"]
