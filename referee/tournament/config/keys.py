@@ -47,8 +47,7 @@ NO_DEFAULT: Any = object()
 """The default of a key that is required, or whose default depends on the rest of the
 config (its section computes it)."""
 
-Reader = Callable[[FieldChecks, object, str], T]
-"""Checks a value at a key path and returns what the config holds, or fails."""
+Reader = Callable[[FieldChecks, object, str], T]  # (checks, value, key path) -> the value, or fail
 
 
 @dataclass(frozen=True)
@@ -143,12 +142,8 @@ BOARD_SIZE = Key(
     "board_size", integer(MIN_SIZE, MAX_SIZE), "points on each side of the board", default=DEFAULT_BOARD_SIZE
 )
 OPENING_FORMS = "'pie', 'empty', {book: FILE} or {random: {count: N, seed: S}}"
-RANDOM_COUNT = Key(
-    "count",
-    Check[int](f"integer 1..{MAX_RANDOM_OPENINGS:,}"),
-    "how many random openings to play",
-    required="how many random openings to play",
-)
+COUNT = "how many random openings to play"
+RANDOM_COUNT = Key("count", Check[int](f"integer 1..{MAX_RANDOM_OPENINGS:,}"), COUNT, required=COUNT)
 RANDOM_SEED = Key("seed", integer(), "the same seed gives the same openings everywhere", DEFAULT_RANDOM_SEED)
 RANDOM_TURNS = Key("turns", integer(0), "random legal turns after each setup", default=0)
 RANDOM = Key(
@@ -169,21 +164,13 @@ INCREMENT = Key("increment", SECONDS, "added after each move, with `main`", defa
 MARGIN = Key(
     "margin", SECONDS, "allowed on top of each limit for process and pipe overhead", default=DEFAULT_MARGIN
 )
-BOT_NAME = Key("name", NAME, "unique among the bots", required="every bot needs a name and a command")
-COMMAND = Key(
-    "command",
-    Check[tuple[str, ...]]("a string, split like a shell does, or a list of words"),
-    "the program and its arguments",
-    required="every bot needs a name and a command",
-)
+BOT = "every bot needs a name and a command"
+BOT_NAME = Key("name", NAME, "unique among the bots", required=BOT)
+WORDS = Check[tuple[str, ...]]("a string, split like a shell does, or a list of words")
+COMMAND = Key("command", WORDS, "the program and its arguments", required=BOT)
 CWD = Key("cwd", PATH, "the bot's working folder (must exist)", shown="the config's folder")
-ENV = Key(
-    "env",
-    Check[dict[str, str]]("a mapping of names to strings or numbers"),
-    "added to the referee's environment",
-    default={},
-    shown="none",
-)
+VARIABLES = Check[dict[str, str]]("a mapping of names to strings or numbers")
+ENV = Key("env", VARIABLES, "added to the referee's environment", default={}, shown="none")
 TIME_CONTROL = Key(
     "time_control",
     Check[TimeControl]("`{per_move: S}` or `{main: S, increment: S}`, optional `margin: S`"),
@@ -219,10 +206,7 @@ ELO = Key(
     keys=(
         Key("anchor", Check[str | None]("a bot's name"), "the bot rated `anchor_rating`", None, "none"),
         Key(
-            "anchor_rating",
-            Check[float]("a number"),
-            "the anchor's rating; without an anchor, the mean rating",
-            default=0.0,
+            "anchor_rating", Check[float]("a number"), "the anchor's rating; without one, the mean rating", 0
         ),
     ),
 )
@@ -265,13 +249,8 @@ DASK = Key(
     "`processes`",
     shown="none",
 )
-BATCH = Key(
-    "batch",
-    integer(1, MAX_BATCH),
-    "games per task on a Dask cluster",
-    DEFAULT_BATCH,
-    shown=f"{DEFAULT_BATCH} (a colour-reversed pair)",
-)
+PAIR = f"{DEFAULT_BATCH} (a colour-reversed pair)"
+BATCH = Key("batch", integer(1, MAX_BATCH), "games per task on a Dask cluster", DEFAULT_BATCH, PAIR)
 PROCESSES = Key(
     "processes",
     integer(1, MAX_PROCESSES),

@@ -84,6 +84,8 @@ class ConfigParser(FieldChecks):
         board_size = top.get(keys.BOARD_SIZE)
         bots = top.get(keys.BOTS, lambda value, _: self.bots(value))
         names = tuple(bot.name for bot in bots)
+        # Arguments are evaluated in order: the order the keys are checked in (which error a
+        # config with several mistakes gets first).
         return TournamentConfig(
             name=name,
             board_size=board_size,
