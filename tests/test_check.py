@@ -30,10 +30,10 @@ def fakebot(*args: str) -> str:
     return shlex.join(fakebot_argv(*args))
 
 
-async def check(command: str, **options: object) -> CheckReport:
+async def check(command: str, *, strict: bool = False, **options: object) -> CheckReport:
     settings: dict[str, object] = {"sizes": (3,), "per_move": 0.5, "games": 2, **options}
     with trio.fail_after(60):
-        report = await run_checks(CheckOptions(command=command, **settings))  # type: ignore[arg-type]
+        report = await run_checks(CheckOptions(command=command, **settings), strict=strict)  # type: ignore[arg-type]
     assert [r.name for r in report.results] == [c.name for c in CHECKS]
     for pid in report.pids:
         check_gone(pid)
@@ -100,7 +100,6 @@ CASES = [
     (("--fault", "bad-gensetup"), "pie-rule", ["gensetup", "a1 a1", "distinct"], ["illegal-play", "quit"]),
     (("--fault", "bad-color"), "pie-rule", ["choose_color", "purple", "black or white"], ["games", "quit"]),
     (("--fault", "wrong-score"), "final-score", ["+100", "the engine counts"], ["games", "pie-rule", "quit"]),
-    (("--fault", "accept-illegal"), "illegal-play", ["is illegal", "expected '?'", "'='"], ["games", "quit"]),
 ]  # fmt: skip
 
 
@@ -116,6 +115,30 @@ async def test_fault_fails_its_check(
         assert word in result.detail, result.detail
     for name in ("start-up", "commands", "ids", *passing):
         assert report.result(name).status is Status.PASS, report.result(name)
+
+
+async def test_a_bot_that_accepts_an_illegal_play_warns_and_fails_only_when_strict() -> None:
+    # The referee never sends an illegal play: a bot whose own turns are all legal passes.
+    report = await check(fakebot("--fault", "accept-illegal"))
+    result = report.result("illegal-play")
+    assert result.status is Status.WARN, result
+    assert "is illegal" in result.detail and "expected '?', the bot answered '='" in result.detail
+    assert "never sends an illegal play" in result.detail and "--strict" in result.detail
+    assert report.ok
+    assert report.result("games").status is not Status.FAIL
+    strict = await check(fakebot("--fault", "accept-illegal"), strict=True)
+    assert strict.result("illegal-play").status is Status.FAIL
+    assert "never sends" not in strict.result("illegal-play").detail
+    assert not strict.ok
+
+
+def test_cli_strict_makes_an_accepted_illegal_play_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    bot = fakebot("--seed", "454545", "--fault", "accept-illegal")
+    base = ["check", bot, "--size", "3", "--per-move", "0.5", "--games", "1"]
+    assert main(base) == 0
+    assert "WARN  illegal-play" in capsys.readouterr().out
+    assert main([*base, "--strict"]) == 1
+    assert "FAIL  illegal-play" in capsys.readouterr().out
 
 
 IDS_CASES = [
@@ -220,7 +243,7 @@ def test_illegal_cases_are_illegal_and_their_follow_ups_legal(size: int) -> None
 async def test_a_bot_that_accepts_bad_notation_fails_illegal_play(fault: str, kind: str, sent: str) -> None:
     # Each of these bots refuses the occupied point, the merge and the missing steal, so it
     # passed every check before these cases were sent.
-    report = await check(fakebot("--fault", fault), games=1)
+    report = await check(fakebot("--fault", fault), games=1, strict=True)
     result = report.result("illegal-play")
     assert result.status is Status.FAIL, result
     assert result.detail.startswith(f"{kind}: 'play ") and sent in result.detail
@@ -247,7 +270,7 @@ async def test_gnu_go_passes_framing_and_clearly_fails_the_vastuz_commands() -> 
     commands = report.result("commands").detail
     assert got["commands"] is Status.FAIL
     assert all(f"lacks required {c}" in commands for c in ("setup", "gensetup", "choose_color"))
-    for name in ("illegal-play", "games", "pie-rule"):
+    for name in ("illegal-play", "games", "pie-rule"):  # illegal-play: it refuses the legal setup
         assert got[name] is Status.FAIL, report.result(name)
     assert "unknown command" in report.result("pie-rule").detail
     assert not report.ok

@@ -60,6 +60,11 @@ def add_check_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
     p.add_argument("--command-timeout", type=_positive, default=DEFAULT_COMMAND_TIMEOUT, metavar="SECONDS")
     p.add_argument("--startup-timeout", type=_positive, default=DEFAULT_STARTUP_TIMEOUT, metavar="SECONDS")
     p.add_argument(
+        "--strict",
+        action="store_true",
+        help="also FAIL a bot that accepts an illegal play (the referee never sends one: a WARN by default)",
+    )
+    p.add_argument(
         "--logs",
         type=Path,
         metavar="DIR",
@@ -82,9 +87,11 @@ async def cmd_check(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"vastuz check: cannot read the command {args.bot!r}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    from referee.tools.check_hints import command_hints, hinted
+
     problem = _program_problem(words)
     if problem is not None:
-        print(f"vastuz check: {problem}", file=sys.stderr)
+        print(f"vastuz check: {hinted(problem, command_hints(words, None))}", file=sys.stderr)
         return EXIT_USAGE
     options = CheckOptions(
         command=args.bot,
@@ -107,7 +114,7 @@ async def cmd_check(args: argparse.Namespace) -> int:
         print(f"{result.status.value}  {result.name:<17}  {printable(result.detail)}", flush=True)
 
     try:
-        report = await run_checks(options, show)
+        report = await run_checks(options, show, strict=args.strict)
     finally:
         game_log.setLevel(level)
     done = {Status.PASS: "passed", Status.FAIL: "failed", Status.WARN: "warned", Status.SKIP: "skipped"}

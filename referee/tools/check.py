@@ -31,7 +31,7 @@ import trio
 from protocol.framing import ProtocolError
 from referee.play.faults import BotFault
 from referee.tools.check_games import check_final_score, check_games, check_pie_rule
-from referee.tools.check_positions import check_illegal_play
+from referee.tools.check_positions import StrictWarning, check_illegal_play
 from referee.tools.check_protocol import (
     check_boardsize,
     check_commands,
@@ -62,7 +62,13 @@ CheckFunction = Callable[[str, Session], Awaitable[CheckResult]]
 
 @dataclass(frozen=True)
 class Check:
-    """One named check: what it verifies (for people), and the function that does it."""
+    """One named check: what it verifies (for people), and the function that does it.
+
+    A check of something the referee never asks (it never sends an illegal ``play``) returns
+    a :class:`~referee.tools.check_positions.StrictWarning` for it: a WARN, which a strict
+    run makes a FAIL, so that a bot that plays every game correctly is not failed for
+    lacking a full validator of the opponent's turns.
+    """
 
     name: str
     verifies: str
@@ -84,7 +90,7 @@ CHECKS: tuple[Check, ...] = (
     Check("unknown-command", "an unknown command answered '?', not a crash", check_unknown_command),
     Check(
         "illegal-play",
-        "illegal plays (occupied, merge, missing steal) get '?', board unchanged",
+        "illegal plays (occupied, merge, missing steal) get '?', board unchanged (WARN; FAIL with --strict)",
         check_illegal_play,
     ),
     Check("games", "full games against the random sample bot: every turn legal and on time", check_games),
@@ -97,8 +103,18 @@ CHECKS: tuple[Check, ...] = (
 """Every check, in the order it runs (``start-up`` first: the others need its handshake)."""
 
 
-async def _run_one(check: Check, s: Session) -> CheckResult:
-    """Run one check; what the bot did wrong that the check did not catch is a FAIL."""
+async def _run_one(check: Check, s: Session, strict: bool) -> CheckResult:
+    """Run one check; what the bot did wrong that the check did not catch is a FAIL. A
+    :class:`StrictWarning` is a WARN saying so, or in a strict run a FAIL."""
+    result = await _run_checked(check, s)
+    if isinstance(result, StrictWarning):
+        if strict:
+            return CheckResult(result.name, Status.FAIL, result.detail)
+        return CheckResult(result.name, Status.WARN, f"{result.detail}; {result.why_not_strict}")
+    return result
+
+
+async def _run_checked(check: Check, s: Session) -> CheckResult:
     try:
         return await check.run(check.name, s)
     except CheckSkipped as exc:
@@ -112,18 +128,19 @@ async def _run_one(check: Check, s: Session) -> CheckResult:
 
 
 async def run_checks(
-    options: CheckOptions, on_result: Callable[[CheckResult], None] | None = None
+    options: CheckOptions, on_result: Callable[[CheckResult], None] | None = None, *, strict: bool = False
 ) -> CheckReport:
     """Run every check of :data:`CHECKS` in order against ``options.command``; call
-    ``on_result`` as each one finishes. Never raises for anything the bot does; every
-    process started is reaped before this returns (also on cancellation)."""
+    ``on_result`` as each one finishes. *strict*: a :class:`StrictWarning` is a FAIL.
+    Never raises for anything the bot does; every process started is reaped before this
+    returns (also on cancellation)."""
     report = CheckReport()
     failure: BaseException | None = None
     async with trio.open_nursery() as nursery:
         session = Session(options, nursery, report)
         try:
             for check in CHECKS:
-                result = await _run_one(check, session)
+                result = await _run_one(check, session, strict)
                 report.results.append(result)
                 if on_result is not None:
                     on_result(result)

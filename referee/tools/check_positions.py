@@ -22,6 +22,15 @@ from referee.tools.check_session import CheckResult, Session, Status, answer_tex
 
 
 @dataclass(frozen=True)
+class StrictWarning(CheckResult):
+    """A finding about something the referee never does (it judges every turn before it
+    relays it, so a bot never sees an illegal ``play``): a WARN, saying why, unless the run
+    is strict (``vastuz check --strict``), where it is a FAIL."""
+
+    why_not_strict: str = "the referee never sends an illegal play, so this only warns (a FAIL with --strict)"
+
+
+@dataclass(frozen=True)
 class IllegalCase:
     """A position reached by legal turns from a setup, an illegal turn for the side to move
     there (with the engine's reason), and legal turns to play after it."""
@@ -160,13 +169,13 @@ async def check_illegal_play(name: str, s: Session) -> CheckResult:
         illegal = f"'play {color.value} {case.illegal}'"
         exchange = await bot.request(commands.play(color, case.illegal), timeout)
         if exchange.response.ok:
-            return CheckResult(
+            return StrictWarning(
                 name, Status.FAIL,
                 f"{case.kind}: {illegal} is illegal ({case.reason}); "
                 f"expected '?', the bot answered {answer_text(exchange.response)}",
             )  # fmt: skip
         if before is not None and (after := await bot.call(commands.showboard(), timeout)) != before:
-            return CheckResult(
+            return StrictWarning(
                 name, Status.FAIL,
                 f"{case.kind}: the bot rejected {illegal} but its showboard changed: "
                 f"before {quote(before)}, after {quote(after)}",

@@ -13,7 +13,9 @@ import time
 
 from protocol import commands
 from protocol.messages import Command
+from referee.play.command import split_command
 from referee.play.faults import BotCrashed, BotFault, BotStartError, BotTimeout
+from referee.tools.check_hints import failure_hints, hinted
 from referee.tools.check_session import (
     MADE_UP_COMMAND,
     OPTIONAL_COMMANDS,
@@ -33,15 +35,23 @@ so a bot that echoes a counter of its own instead of the id it got is caught."""
 
 
 async def check_startup(name: str, s: Session) -> CheckResult:
+    """The handshake; a failure says what the referee saw, with a hint at the usual cause
+    (no flush, a CRLF ``#!`` line, a script given as the command, a banner on stdout)."""
     opts = s.options
     bot = s.process(opts.command, "candidate")
+    argv = split_command(opts.command)
     began = time.perf_counter()
     try:
         await s.start(bot)
     except BotFault as fault:
-        return CheckResult(name, Status.FAIL, f"handshake failed: {fault_text(fault)}")
+        # A timeout means the process was alive at the deadline (an exit is seen as a crash at
+        # once); it is closed by now, so its returncode cannot tell.
+        hints = failure_hints(argv, opts.cwd, fault, alive=not isinstance(fault, BotCrashed))
+        return CheckResult(name, Status.FAIL, hinted(f"handshake failed: {fault_text(fault)}", hints))
     except BotStartError as exc:
-        return CheckResult(name, Status.FAIL, str(exc))
+        return CheckResult(
+            name, Status.FAIL, hinted(str(exc), failure_hints(argv, opts.cwd, exc, alive=None))
+        )
     took = time.perf_counter() - began
     s.current = bot
     s.started_once = True
