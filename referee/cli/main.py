@@ -1,7 +1,7 @@
 """The ``vastuz`` command line.
 
 One function per subcommand (``cmd_tournament``, ``cmd_report``, ``cmd_match``,
-``cmd_show``, ``cmd_check``), each ``async`` and returning an
+``cmd_show``, ``cmd_check``, ``cmd_rules``), each ``async`` and returning an
 exit code; :func:`main` parses the arguments and calls ``trio.run`` once. To add a
 subcommand: write ``add_<name>_parser(subparsers)`` that sets ``handler`` with
 ``set_defaults`` and an ``async def cmd_<name>(args) -> int``, and list it in
@@ -28,6 +28,7 @@ from referee.cli.common import (
     EXIT_OK,
 )
 from referee.cli.match import add_match_parser
+from referee.cli.rules import add_rules_parser
 from referee.cli.show import add_show_parser
 from referee.cli.tournament import add_report_parser, add_tournament_parser
 from referee.errors import VastuzError
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_match_parser(subparsers)
     add_show_parser(subparsers)
     add_check_parser(subparsers)
+    add_rules_parser(subparsers)
     return parser
 
 
