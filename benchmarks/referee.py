@@ -63,8 +63,9 @@ _use_tree()
 import trio  # noqa: E402
 
 from referee.engine import Position  # noqa: E402
+from referee.play.command import BotCommand  # noqa: E402
 from referee.play.game import play_game, run_game  # noqa: E402
-from referee.play.process import BotCommand, BotProcess  # noqa: E402
+from referee.play.process import BotProcess  # noqa: E402
 from referee.play.records import GameRecord, Termination  # noqa: E402
 from referee.play.spec import GameSpec, OpeningKind, TimeControl  # noqa: E402
 
@@ -146,7 +147,7 @@ async def c_games(
             records.append(await play_game(first, second, spec))
 
     async with trio.open_nursery() as nursery:
-        bots = [BotCommand(tuple(argv), f"replay{i}").process() for i in range(2 * concurrency)]
+        bots = [BotProcess.of(BotCommand(tuple(argv), f"replay{i}")) for i in range(2 * concurrency)]
         try:
             for bot in bots:
                 await bot.start(nursery)
@@ -384,7 +385,7 @@ async def reused(games: int, size: int, concurrency: int) -> tuple[float, list[G
             records.append(await play_game(first, second, spec))
 
     async with trio.open_nursery() as nursery:
-        bots = [bot_command(i + 1, f"bot{i}").process() for i in range(2 * concurrency)]
+        bots = [BotProcess.of(bot_command(i + 1, f"bot{i}")) for i in range(2 * concurrency)]
         try:
             for bot in bots:
                 await bot.start(nursery)

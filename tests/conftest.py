@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from processes import processes_with
 
-from referee.play.process import BotCommand
+from referee.play.command import BotCommand
 
 FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
 

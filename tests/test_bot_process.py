@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -15,6 +16,7 @@ from protocol import commands
 from referee.engine import Color
 from referee.play.faults import BotCrashed, BotProtocolError, BotStartError, BotTimeout
 from referee.play.logs import LogBudget, Tail
+from referee.play.options import BotOptions
 from referee.play.process import BotProcess
 
 GUARD = 20
@@ -27,9 +29,22 @@ clean exit (return code 0) must not see SIGTERM instead. Bots that never exit ge
 without waiting for it (they are unhealthy) or set their own grace."""
 
 
-def bot(*args: str, **options: object) -> BotProcess:
-    options.setdefault("quit_grace", QUIT_GRACE)
-    return BotProcess(fakebot_argv(*args), label="T", **options)  # type: ignore[arg-type]
+def bot(
+    *args: str,
+    stderr_log: Path | None = None,
+    transcript: Path | None = None,
+    log_budget: LogBudget | None = None,
+    quit_grace: float = QUIT_GRACE,
+    **options: Any,
+) -> BotProcess:
+    return BotProcess(
+        fakebot_argv(*args),
+        label="T",
+        stderr_log=stderr_log,
+        transcript=transcript,
+        log_budget=log_budget,
+        options=BotOptions(quit_grace=quit_grace, **options),
+    )
 
 
 async def test_handshake_request_and_clean_quit() -> None:
@@ -215,12 +230,19 @@ def test_command_string_is_split() -> None:
 
 
 async def test_boardsize_is_part_of_the_handshake_when_the_size_is_known(tmp_path: Path) -> None:
-    good = BotProcess(fakebot_argv("--seed", "1"), label="G", board_size=4, transcript=tmp_path / "g.log")
+    good = BotProcess(
+        fakebot_argv("--seed", "1"),
+        label="G",
+        options=BotOptions(board_size=4),
+        transcript=tmp_path / "g.log",
+    )
     with trio.fail_after(GUARD):
         async with good:
             assert good.healthy
     assert "boardsize 4" in (tmp_path / "g.log").read_text()
-    refusing = BotProcess(fakebot_argv("--fault", "refuse", "--at", "boardsize"), label="R", board_size=4)
+    refusing = BotProcess(
+        fakebot_argv("--fault", "refuse", "--at", "boardsize"), label="R", options=BotOptions(board_size=4)
+    )
     with trio.fail_after(GUARD):
         with pytest.raises(BotProtocolError, match="boardsize 4"):
             async with refusing:

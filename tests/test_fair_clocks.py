@@ -27,10 +27,11 @@ from runs import ROOT, write_config
 
 from protocol import commands
 from referee.engine import Color
+from referee.play.command import BotCommand
 from referee.play.faults import BotTimeout
 from referee.play.lateness import Lateness
 from referee.play.player import Exchange
-from referee.play.process import BotCommand, BotProcess
+from referee.play.process import BotProcess
 from referee.play.records import BotEntry, BotStats, GameRecord, TurnEntry, parse_line
 from referee.play.watch import NOTICE, LoopWatch
 from referee.tournament.config.loading import load_config
@@ -62,7 +63,7 @@ async def test_an_answer_in_the_pipe_at_a_late_deadline_is_accepted(
     # deadline: when the loop runs again the timer has fired and stdout is readable at once,
     # and trio may run either first. Over several tries both orders come up; each must take
     # the answer, say it was read late, and not charge the bot the freeze.
-    async with fakebot("--fault", "slow", "--at", "final_score", "--delay", "0.03").process() as bot:
+    async with BotProcess.of(fakebot("--fault", "slow", "--at", "final_score", "--delay", "0.03")) as bot:
         for _ in range(8):
             exchange = await _frozen_request(bot, 0.2, 1.0)
             assert isinstance(exchange, Exchange), exchange
@@ -79,7 +80,7 @@ async def test_an_incomplete_answer_at_a_late_deadline_is_a_loss_on_time(
     # deadline finds it incomplete, whichever task looks, and the bot loses on time; the
     # fault says how late the referee looked.
     for _ in range(3):
-        async with fakebot("--fault", "no-blank", "--at", "final_score").process() as bot:
+        async with BotProcess.of(fakebot("--fault", "no-blank", "--at", "final_score")) as bot:
             fault = await _frozen_request(bot, 0.1, 0.5)
             assert isinstance(fault, BotTimeout), fault
             assert fault.late >= 0.3
@@ -89,7 +90,7 @@ async def test_an_incomplete_answer_at_a_late_deadline_is_a_loss_on_time(
 async def test_a_bot_later_than_a_late_referee_still_loses(fakebot: Callable[..., BotCommand]) -> None:
     # Frozen 0.5 s across a 0.1 s deadline, but the bot answers only after 1.5 s: nothing is
     # there at the late look, so the loss on time stands.
-    async with fakebot("--fault", "slow", "--at", "final_score", "--delay", "1.5").process() as bot:
+    async with BotProcess.of(fakebot("--fault", "slow", "--at", "final_score", "--delay", "1.5")) as bot:
         fault = await _frozen_request(bot, 0.1, 0.5)
         assert isinstance(fault, BotTimeout), fault
         assert fault.late >= 0.3

@@ -16,8 +16,9 @@ from conftest import check_gone, fakebot_argv
 from games import check_scored, replay
 
 from referee.engine import Color
+from referee.play.command import BotCommand
 from referee.play.game import play_game, run_game
-from referee.play.process import BotCommand, BotProcess
+from referee.play.process import BotProcess
 from referee.play.records import GameRecord, Outcome, Termination
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
 from referee.tournament.config.openings import check_opening

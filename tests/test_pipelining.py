@@ -23,9 +23,10 @@ from conftest import check_gone
 from protocol import commands
 from protocol.messages import Command
 from referee.engine import Color
+from referee.play.command import BotCommand
 from referee.play.faults import BotProtocolError, BotTimeout
 from referee.play.game import run_game
-from referee.play.process import BotCommand, BotProcess
+from referee.play.process import BotProcess
 from referee.play.records import GameRecord, Termination
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
 
@@ -248,7 +249,7 @@ async def test_a_bot_that_reads_no_input_loses_on_time() -> None:
 
 
 async def test_send_and_receive_in_order(fakebot: Callable[..., BotCommand]) -> None:
-    bot = fakebot(label="b").process()
+    bot = BotProcess.of(fakebot(label="b"))
     with trio.fail_after(GUARD):
         async with bot:
             first = bot.send(commands.name(), 5)
@@ -287,7 +288,7 @@ async def test_a_carriage_return_inside_an_answer_is_a_protocol_fault() -> None:
 async def test_a_deadline_earlier_than_the_last_one_still_fires() -> None:
     # The timer's alarm was left at the first request's far deadline: the second, much
     # shorter, must still time out rather than wait for the answer 5 s later.
-    bot = scripted("late", delays={"final_score:0": 5}).process()
+    bot = BotProcess.of(scripted("late", delays={"final_score:0": 5}))
     with trio.fail_after(GUARD):
         async with bot:
             assert (await bot.request(commands.showboard(), 30)).response.ok
@@ -299,7 +300,7 @@ async def test_a_deadline_earlier_than_the_last_one_still_fires() -> None:
 async def test_a_deadline_later_than_the_last_one_does_not_fire_early() -> None:
     # The alarm is left at the first request's short deadline; the second takes longer
     # than that but well within its own: the early alarm must not end it.
-    bot = scripted("patient", delays={"final_score:0": 0.6}).process()
+    bot = BotProcess.of(scripted("patient", delays={"final_score:0": 0.6}))
     with trio.fail_after(GUARD):
         async with bot:
             assert (await bot.request(commands.showboard(), 0.2)).response.ok

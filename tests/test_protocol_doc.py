@@ -25,9 +25,9 @@ from pathlib import Path
 import trio
 
 from protocol import commands
+from referee.play.command import BotCommand
 from referee.play.game import play_game, run_game
 from referee.play.memory import MemoryPlayer
-from referee.play.process import BotCommand
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
 from sample_bots.random_bot import RandomBot
 

@@ -12,8 +12,8 @@ import trio
 from conftest import check_gone
 from games import replay
 
+from referee.play.command import BotCommand
 from referee.play.game import run_game
-from referee.play.process import BotCommand
 from referee.play.records import Termination
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
 from referee.tournament.config.openings import check_opening

@@ -2,7 +2,8 @@
 
 Apart from :mod:`referee.play.process` because the tournament, the CLI and the tests name
 bots long before (and without) starting one: a config or a match builds ``BotCommand``
-values, and only :meth:`BotCommand.process` makes the :class:`~referee.play.process.BotProcess`.
+values, and only :meth:`BotProcess.of <referee.play.process.BotProcess.of>` makes a process
+of one. The dependency points one way: this module knows nothing of processes.
 """
 
 from __future__ import annotations
@@ -11,10 +12,6 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # BotCommand.process imports it when called: process.py imports this module
-    from referee.play.process import BotProcess
 
 
 def split_command(command: str | Sequence[str]) -> list[str]:
@@ -37,9 +34,3 @@ class BotCommand:
     def argv(self) -> list[str]:
         """The command as the program and its arguments (a string split as by a shell)."""
         return split_command(self.command)
-
-    def process(self, **options: Any) -> BotProcess:
-        """A :class:`BotProcess` for this command; ``options`` go to its constructor."""
-        from referee.play.process import BotProcess  # process.py imports this module
-
-        return BotProcess(self.command, label=self.label, cwd=self.cwd, env=self.env, **options)

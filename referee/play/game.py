@@ -49,8 +49,9 @@ from referee.play.faults import (
     BotStartError,
     BotTimeout,
 )
+from referee.play.options import DEFAULT_QUIT_GRACE, BotOptions
 from referee.play.player import Exchange, Player
-from referee.play.process import DEFAULT_QUIT_GRACE, BotProcess
+from referee.play.process import BotProcess
 from referee.play.records import (
     VOID_RESULT,
     BotEntry,
@@ -211,7 +212,7 @@ class _Game:
         """Send ``command`` to a process without waiting (it goes out with the next write to
         it); for another player, only note it (it is asked by :meth:`_receive`)."""
         bot = self.bots[seat]
-        pending = bot.send(command, timeout) if isinstance(bot, BotProcess) else None
+        pending = bot.pipes.send(command, timeout) if isinstance(bot, BotProcess) else None
         return _Ticket(seat, command, timeout, pending, optional)
 
     def _queue(self, seat: int, command: Command, timeout: float, *, optional: bool = False) -> None:
@@ -225,7 +226,7 @@ class _Game:
         if flush:
             for bot in self.bots:
                 if isinstance(bot, BotProcess):
-                    await bot.flush()
+                    await bot.pipes.flush()
         queued, self.queued = self.queued, []
         for ticket in queued:
             await self._judge(ticket)
@@ -241,7 +242,7 @@ class _Game:
             assert isinstance(bot, BotProcess)
             asked = time.perf_counter()  # the process's own clock
             try:
-                exchange = await bot.receive(pending)
+                exchange = await bot.pipes.receive(pending)
             except BotFault as fault:
                 raise _SeatFault(seat, fault, time.perf_counter() - asked) from None
         else:
@@ -515,18 +516,18 @@ async def run_game(
     loses the game; a program that cannot be executed voids it. Both processes are closed
     and reaped before this returns, on every path including cancellation.
     """
+    options = BotOptions(startup_timeout=startup_timeout, quit_grace=quit_grace, board_size=spec.size)
     bots: list[BotProcess] = []
     for seat, command in enumerate((first, second)):
         stem = f"{spec.game_id}-{seat}-{command.label}"
         bots.append(
-            command.process(
+            BotProcess.of(
+                command,
+                options,
                 stderr_log=None if log_dir is None else log_dir / f"{stem}.stderr.log",
                 transcript=log_dir / f"{stem}.transcript.log"
                 if log_dir is not None and transcripts
                 else None,
-                startup_timeout=startup_timeout,
-                quit_grace=quit_grace,
-                board_size=spec.size,
             )
         )
     async with trio.open_nursery() as nursery:

@@ -1,14 +1,14 @@
 """The request side of a bot: commands written to its stdin, answers read from its stdout.
 
-:class:`_BotPipes` is the base class of :class:`~referee.play.process.BotProcess` that holds
-its hot path, the few µs of referee CPU per command: :meth:`~_BotPipes.send` queues a
-command, :meth:`~_BotPipes.receive` writes what is queued and waits for its answer,
-:meth:`~_BotPipes.request` and :meth:`~_BotPipes.call` do both, and the deadline timer wakes
-a wait that runs out. It is a base class, not an object the process holds, so that each call
-costs no more than it did as a method of ``BotProcess``: the same methods on the same
-instance. Its state is set up by ``BotProcess.__init__`` (which says what each part is for);
-the spawning, handshake, logs, the other background tasks and the close stay in
-:mod:`referee.play.process`.
+:class:`BotPipes` holds the hot path, the few µs of referee CPU per command:
+:meth:`~BotPipes.send` queues a command, :meth:`~BotPipes.receive` writes what is queued and
+waits for its answer, :meth:`~BotPipes.request` and :meth:`~BotPipes.call` do both, the
+deadline timer wakes a wait that runs out, and the exit watcher notices a bot that exits
+while a child of it holds stdout open. It owns its state;
+:class:`~referee.play.process.BotProcess` spawns the program, hands its pipes over
+(:meth:`BotPipes.attach`), runs their tasks in its nursery, and closes them at the end of
+the process's life. Stderr is drained apart (:class:`~referee.play.stderr.StderrDrain`); a
+crash quotes its end.
 
 Stdout has no task of its own: the request waiting for an answer reads it (non-blocking
 reads, ``wait_readable`` when there is nothing yet, woken at its deadline by a timer), feeds
@@ -17,7 +17,7 @@ their :class:`~protocol.messages.ResponseParser`, and returns as soon as its own
 complete: no hand-off between tasks on the way. Each read is stamped when it returns, so a
 bot is charged up to the moment its answer was there, not for the referee's work after.
 While no command is in flight, stdout is read without waiting before the next command goes
-out, when :attr:`BotProcess.healthy` is asked, and when the process exits: a line found
+out, when :attr:`BotPipes.healthy` is asked, and when the process exits: a line found
 then is a stray line (never taken as the next reply), an end of output a crash. After any
 framing fault reading stops: the bot is broken and will be killed, never resynchronised.
 """
@@ -31,24 +31,24 @@ import os
 import select
 import time
 from collections import deque
-from collections.abc import Callable
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import NoReturn
 
 import trio
 
-from protocol.framing import ProtocolError
 from protocol.messages import Command
 from referee.play.faults import BotCrashed, BotFault, BotProtocolError, BotTimeout
-from referee.play.logs import Transcript
 from referee.play.player import Exchange
 from referee.play.records import BotStats
 from referee.play.replies import Pending, Replies
+from referee.play.stderr import StderrDrain
 from referee.play.watch import NOTICE, LoopWatch
 
 log = logging.getLogger("referee.play.process")
 
 _READ_SIZE = 1 << 16
-T = TypeVar("T")
+EXIT_GRACE = 0.2
+"""Seconds the reader gets, after the process exits, to see the end of its stdout; past
+that, a child of the bot holds it open and the exit watcher records the crash."""
 
 
 def _status(code: int | None) -> str:
@@ -60,40 +60,123 @@ def _status(code: int | None) -> str:
     return f"exit status {code}"
 
 
-class _BotPipes:
-    """Requests to a bot over its pipes: the base class of
-    :class:`~referee.play.process.BotProcess` (see the module docstring for why)."""
+class BotPipes:
+    """Requests to one bot over its stdin and stdout, with the deadline timer and the exit
+    watcher (see the module docstring). Made with the process's
+    :class:`~referee.play.process.BotProcess`, before
+    the program is spawned: requests raise until :meth:`attach` hands it the running
+    program, and stop being taken (but for the close's own, while :attr:`quitting`) once
+    :meth:`begin_close` is called."""
 
-    # Set by BotProcess.__init__, which says what each one is for.
-    label: str
-    stats: BotStats
-    _healthy: bool
-    _replies: Replies
-    _transcript: Transcript
-    _process: trio.Process | None
-    _next_id: int
-    _closing: bool
-    _quitting: bool
-    _status_added: bool
-    _closed: trio.Event | None
-    _reader_done: trio.Event
-    _out: bytearray
-    _unwritten: list[Pending]
-    _unreceived: deque[Pending]
-    _reading: bool
-    _waiting: Pending | None
-    _wait_deadline: float
-    _timed_out: bool
-    _alarm: trio.CancelScope | None
-    _watch: LoopWatch | None
-    _stdin_fd: int
-    _stdout_fd: int
-    _idle_poll: select.poll
-    _debug: bool
+    def __init__(self, label: str, stderr: StderrDrain, replies: Replies, stats: BotStats) -> None:
+        self.label = label
+        self.replies = replies  # the stdout side: lines matched to the commands in flight
+        self.stats = stats  # the process's, over its life
+        self.quitting = False  # the close is collecting answers or sending quit: requests allowed
+        self._stderr = stderr
+        self._process: trio.Process | None = None
+        self._healthy = True  # False from the first fault of ours to see (see healthy)
+        self._next_id = 0
+        self._closing = False
+        self._status_added = False  # a crash message already carries the exit status
+        self._reader_done = trio.Event()  # stdout ended, or a framing fault stopped reading
+        self._out = bytearray()  # commands sent but not written yet
+        self._unwritten: list[Pending] = []  # ... and their Pendings
+        self._unreceived: deque[Pending] = deque()  # sent, answer not handed out yet
+        self._reading = False  # a request is waiting on stdout
+        self._waiting: Pending | None = None  # the answer a request is waiting for
+        self._wait_deadline = math.inf  # ... and its deadline, on trio's clock
+        self._timed_out = False  # the deadline woke the waiting request
+        self._alarm: trio.CancelScope | None = None  # the deadline timer's scope (see timer)
+        self._watch: LoopWatch | None = None  # how late the referee looked (while attached)
+        self._stdin_fd = -1
+        self._stdout_fd = -1
+        # Whether stdout holds anything (or has ended) while idle, without a read that
+        # raises: a poll(2) of this one descriptor costs a third of a failed read.
+        self._idle_poll = select.poll()
+        self._debug = log.isEnabledFor(logging.DEBUG)
 
-    if TYPE_CHECKING:  # BotProcess's: the end of the bot's stderr, quoted in a fault
+    def __repr__(self) -> str:
+        pid = None if self._process is None else self._process.pid
+        return f"<BotPipes {self.label} pid={pid}>"
 
-        async def _quote_stderr(self, fault: BotFault) -> None: ...
+    # ------------------------------------------------------------------ life
+    def attach(self, process: trio.Process) -> None:
+        """Take the pipes of the just spawned ``process`` (trio's pipes on Unix: non-blocking
+        file descriptors, read and written directly), and hold the run's loop watch."""
+        stdin, stdout = process.stdin, process.stdout
+        assert isinstance(stdin, trio.lowlevel.FdStream) and isinstance(stdout, trio.lowlevel.FdStream)
+        self._process = process
+        self._stdin_fd = stdin.fileno()
+        self._stdout_fd = stdout.fileno()
+        self._idle_poll.register(self._stdout_fd, select.POLLIN)
+        self._watch = LoopWatch.current()
+        if self._watch is not None:
+            self._watch.hold()
+
+    def begin_close(self) -> None:
+        """The process is being closed: its end of output is no crash now, and the timer
+        ends (the close's own waits have scopes of their own)."""
+        self._closing = True
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm = None
+
+    def detach(self) -> None:
+        """Before the process's pipes are closed (their numbers may be reused once closed):
+        stop using the descriptors and release the loop watch. Idempotent."""
+        self._stdin_fd = self._stdout_fd = -1
+        if self._watch is not None:
+            self._watch.release()
+            self._watch = None
+
+    @property
+    def healthy(self) -> bool:
+        """False from the first fault on: a timeout, a crash, a broken answer (also one that
+        came while it was idle: stdout is read without waiting first)."""
+        if self._healthy and not self.replies.queue:
+            self._poll()
+        return self._healthy and self.replies.fault is None
+
+    def mark_unhealthy(self) -> None:
+        """The bot is being killed: nothing it says from now on can be trusted."""
+        self._healthy = False
+
+    @property
+    def idle(self) -> bool:
+        """No command sent whose answer was not handed out yet."""
+        return not self._unreceived
+
+    async def collect(self) -> None:
+        """Receive the answers nobody waited for (a game that ended on the answer before
+        them), in order; raises the bot's fault, if any."""
+        while self._unreceived:
+            await self.receive(self._unreceived[0])
+
+    async def watch_exit(self) -> None:
+        """The exit watcher (a task): wait for the process to exit. Normally the reader sees
+        the end of stdout when the bot dies; but if it has not a moment later, a child of
+        the bot holds stdout open: record the crash now (with the exit status), or the
+        command in flight would wait out its whole deadline, and wake the request waiting."""
+        process = self._process
+        assert process is not None
+        await process.wait()
+        if self._closing:
+            return
+        self._poll()  # no request reading: see the end of stdout (or what came before it)
+        with trio.move_on_after(EXIT_GRACE):
+            await self._reader_done.wait()
+        self._poll()
+        if self._closing or self._reader_done.is_set():
+            return  # the end of stdout (or a fault) was seen and said so itself
+        crash = self.replies.exited(_status(process.returncode))
+        if self.replies.fault is crash:
+            self._status_added = True  # the status is in the message already
+        self._wake()  # the request waiting raises the crash
+
+    async def _quote_stderr(self, fault: BotFault) -> None:
+        exited = self._process is not None and self._process.returncode is not None
+        await self._stderr.quote(fault, exited=exited)
 
     # ------------------------------------------------------------------ requests
     async def request(self, command: Command, timeout: float, *, numbered: bool = True) -> Exchange:
@@ -119,9 +202,9 @@ class _BotPipes:
         the command before it (the bot answers in order), and is collected with
         :meth:`receive`, in the order the commands were sent."""
         began = time.perf_counter()
-        if self._process is None or (self._closed is not None and not self._quitting):
+        if self._process is None or (self._closing and not self.quitting):
             raise RuntimeError(f"{self!r}: request on a bot that is not running")
-        replies = self._replies
+        replies = self.replies
         if not replies.queue and replies.fault is None and self._idle_poll.poll(0):
             self._poll()  # anything already on stdout came while idle: a stray line
         if numbered:
@@ -131,8 +214,9 @@ class _BotPipes:
             line = command.format()
         text = line[:-1]
         pending = replies.expect(command, timeout, text)
-        if self._transcript.enabled:
-            self._transcript.line(">", text)
+        transcript = replies.transcript
+        if transcript.enabled:
+            transcript.line(">", text)
         if self._debug:
             log.debug("%s > %s", self.label, text)
         self._out += line.encode()
@@ -151,7 +235,7 @@ class _BotPipes:
         if not unreceived or unreceived[0] is not pending:
             raise RuntimeError(f"{self!r}: answers are received in the order the commands were sent")
         if pending.response is None:
-            if self._replies.fault is not None:
+            if self.replies.fault is not None:
                 self._unreceived.clear()
                 await self._raise_fault()
             try:
@@ -163,7 +247,7 @@ class _BotPipes:
             except BaseException:
                 self._healthy = False
                 self._unreceived.clear()
-                self._replies.abandon()
+                self.replies.abandon()
                 raise
             if pending.response is None:
                 self._unreceived.clear()
@@ -241,7 +325,7 @@ class _BotPipes:
                         self._write_timed_out(sent[0])
                         return
                     self._poll()
-                    if self._replies.fault is not None:
+                    if self.replies.fault is not None:
                         data.clear()
                         self._unwritten = []
                         return
@@ -258,10 +342,10 @@ class _BotPipes:
             self._healthy = False
             status = await self._exit_status()
             crash = BotCrashed(self.label, first.text, f"stopped reading its input ({status})")
-            if self._replies.fault is None:
+            if self.replies.fault is None:
                 self._status_added = True  # the status is in the message already
                 await self._quote_stderr(crash)
-            self._replies.record(crash)
+            self.replies.record(crash)
             return
         now = time.perf_counter()
         for queued in sent:
@@ -274,7 +358,7 @@ class _BotPipes:
         self._unwritten = []
         self._healthy = False
         timeout = first.timeout
-        self._replies.record(
+        self.replies.record(
             BotTimeout(
                 self.label, first.text, f"no complete answer within {timeout:.3f} s (it read no input)"
             )
@@ -293,7 +377,7 @@ class _BotPipes:
         So an answer complete in the pipe before the deadline is never lost to a late
         timer, a busy loop or a stopped referee, and the reader running before the timer
         cannot accept what the timer's look would have refused."""
-        replies = self._replies
+        replies = self.replies
         self._reading = True
         looked = 0.0
         deadline = pending.start + pending.timeout  # on the stamps' clock (perf_counter)
@@ -342,7 +426,7 @@ class _BotPipes:
             detail = f"no complete answer within {timeout:.3f} s"
             if late >= NOTICE:
                 detail += f" (the referee looked {late * 1e3:.0f} ms after the deadline, a stall of its own)"
-            self._transcript.line("!", detail)
+            replies.transcript.line("!", detail)
             raise BotTimeout(
                 self.label,
                 pending.text,
@@ -354,7 +438,7 @@ class _BotPipes:
     def _read_available(self) -> None:
         """Feed what stdout holds now to the reply matcher, without waiting; each read is
         stamped when it returns. Stops at the end of output or a framing fault."""
-        replies = self._replies
+        replies = self.replies
         while not self._reader_done.is_set():
             try:
                 data = os.read(self._stdout_fd, _READ_SIZE)
@@ -375,7 +459,7 @@ class _BotPipes:
         """The end of stdout (once), or ``again`` for a command sent after it: a crash
         unless the referee is closing the bot and nothing is in flight."""
         if again or not self._reader_done.is_set():
-            self._replies.eof(expected=self._closing)
+            self.replies.eof(expected=self._closing)
             self._reader_done.set()
 
     def _poll(self) -> None:
@@ -399,7 +483,7 @@ class _BotPipes:
 
     async def _raise_fault(self) -> NoReturn:
         """Raise the recorded fault; a crash gets the exit status added once it is known."""
-        fault = self._replies.fault
+        fault = self.replies.fault
         assert fault is not None
         if isinstance(fault, BotCrashed):
             if not self._status_added:
@@ -407,15 +491,6 @@ class _BotPipes:
                 fault.detail += f" ({await self._exit_status()})"
             await self._quote_stderr(fault)
         raise fault
-
-    def _parse(self, command: Command, parser: Callable[[str], T], text: str) -> T:
-        """Apply a reply parser; its :class:`ProtocolError` becomes a protocol fault."""
-        try:
-            return parser(text)
-        except ProtocolError as exc:
-            raise BotProtocolError(
-                self.label, self._replies.last_command or str(command), str(exc), text
-            ) from None
 
     async def _exit_status(self) -> str:
         """'exit status N' if the process ends within a moment, for crash messages."""
@@ -425,7 +500,7 @@ class _BotPipes:
         return _status(self._process.returncode)
 
     # ------------------------------------------------------------------ the deadline timer
-    async def _timer(self) -> None:
+    async def timer(self) -> None:
         """The deadline of the answer being waited for. This task sleeps in a cancel scope
         (the *alarm*) whose deadline is never later than the deadline of the wait going on:
         a wait moves it earlier when it must, and when it fires the timer either finds that

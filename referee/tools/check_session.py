@@ -27,7 +27,8 @@ from protocol import commands
 from protocol.framing import clip
 from protocol.messages import Response
 from referee.play.faults import BotFault, BotStartError
-from referee.play.process import DEFAULT_QUIT_GRACE, BotProcess
+from referee.play.options import DEFAULT_QUIT_GRACE, BotOptions
+from referee.play.process import BotProcess
 from referee.play.records import GameRecord
 from referee.play.spec import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MARGIN, DEFAULT_STARTUP_TIMEOUT
 
@@ -182,8 +183,9 @@ class Session:
             cwd=self.options.cwd,
             stderr_log=stderr_log,
             transcript=transcript,
-            startup_timeout=self.options.startup_timeout,
-            quit_grace=self.options.quit_grace,
+            options=BotOptions(
+                startup_timeout=self.options.startup_timeout, quit_grace=self.options.quit_grace
+            ),
         )
         self._open.append(bot)
         return bot

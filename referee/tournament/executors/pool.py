@@ -16,7 +16,6 @@ import weakref
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -25,6 +24,7 @@ from referee.play.command import BotCommand
 from referee.play.faults import BotCrashed, BotStartError
 from referee.play.game import play_game
 from referee.play.logs import LogBudget
+from referee.play.options import DEFAULT_OPTIONS, BotOptions
 from referee.play.process import BotProcess
 from referee.play.records import GameRecord, Termination
 from referee.play.spec import GameSpec
@@ -89,7 +89,7 @@ class BotPool:
 
     Every process is started in ``nursery`` (its reader and stderr tasks live there) and
     is closed by :meth:`release` or :meth:`aclose` before that nursery ends. ``options``
-    go to every new :class:`BotProcess` (board size, log cap, start-up deadline); each bot
+    are every new :class:`BotProcess`'s (board size, log cap, start-up deadline); each bot
     has one :class:`LogBudget` of ``log_max_per_bot`` bytes over the pool's life.
     """
 
@@ -101,7 +101,7 @@ class BotPool:
         transcripts: bool,
         *,
         log_max_per_bot: int = DEFAULT_LOG_MAX_PER_BOT,
-        **options: Any,
+        options: BotOptions = DEFAULT_OPTIONS,
     ) -> None:
         self.commands = dict(commands)
         self.nursery = nursery
@@ -131,12 +131,13 @@ class BotPool:
                 bot.set_logs(stderr_log, transcript)
                 return bot
             self.nursery.start_soon(self._close, bot)
-        bot = self.commands[name].process(
+        bot = BotProcess.of(
+            self.commands[name],
+            self.options,
             stderr_log=stderr_log,
             transcript=transcript,
             log_budget=self.log_budgets[name],
             cpus=cpus,
-            **self.options,
         )
         self.live.add(bot)
         self.started += 1
