@@ -8,10 +8,11 @@ The packages are layers, and imports point one way only (down this list's arrows
       ^          bot SDK use the engine
     play        one game: the Player interface, BotProcess, the in-memory player,
       ^          faults, clocks, the game loop, GameRecord                      (no yaml)
-    ratings     Elo, pentanomial, the SPRT, standings and their rendering: reads
-      ^          records only, the only tabulate user                           (no trio)
-    render      pictures: a position as SVG, games as a self-contained HTML replay
-      ^          (pure: records in, text out)
+    ratings     Elo, pentanomial, the SPRT, the standings: reads records only, computes,
+      ^          renders nothing                                                (no trio)
+    render      presentation: a position as SVG, games as a self-contained HTML replay,
+      ^          the standings as a page, text, markdown, CSV (the only tabulate user)
+                 and JSON (pure: records and standings in, text out)
     tournament  config (values; the YAML loader and validation beside them), openings,
       ^          plans (what to play next: fixed schedules, the SPRT), results file,
                  output folder and manifest, standings pages, bot pool, executors

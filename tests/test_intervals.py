@@ -377,7 +377,8 @@ def test_a_bot_neither_above_nor_below_the_scale_is_shown_as_unknown() -> None:
     from dataclasses import dataclass
 
     from referee.play.records import BotStats, BotSummary, Termination
-    from referee.ratings.report import render, standings
+    from referee.ratings.report import standings
+    from referee.render.standings_text import render
 
     @dataclass(frozen=True)
     class Record:

@@ -16,7 +16,8 @@ from referee.play.game import play_game
 from referee.play.memory import Fault, MemoryPlayer
 from referee.play.records import GameRecord, SlotInfo, Termination
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
-from referee.ratings.report import FAILURE_KINDS, head_to_head, render, standings
+from referee.ratings.report import standings
+from referee.render.standings_text import FAILURE_KINDS, head_to_head, render
 from sample_bots.random_bot import RandomBot
 
 SPEC = GameSpec(

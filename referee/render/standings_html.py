@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from html import escape
 
 from referee.play.records import FORFEITS, GameRecord
-from referee.ratings.report import Standings, crosstable_rows
+from referee.ratings.report import Standings
 from referee.render.html import game_page
+from referee.render.standings_text import crosstable_rows
 
 REFRESH_SECONDS = 5
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f")
@@ -271,9 +272,10 @@ def standings_page(
     if history:
         parts += ["<h2>Ratings over the games</h2>", rating_chart(history)]
     if st.sprt is not None:
-        parts += ["<h2>SPRT</h2>", f'<p id="sprt">{escape(st.sprt_words or "")}</p>']
-        if llr:
-            parts.append(llr_chart(llr, float(st.sprt["lower"]), float(st.sprt["upper"])))
+        status = st.sprt.status
+        parts += ["<h2>SPRT</h2>", f'<p id="sprt">{escape(st.sprt.words)}</p>']
+        if llr:  # the bounds as standings.json has them
+            parts.append(llr_chart(llr, round(status.lower, 4), round(status.upper, 4)))
     if st.warnings:
         parts.append(
             '<ul class="warnings">' + "".join(f"<li>{escape(w)}</li>" for w in st.warnings) + "</ul>"
