@@ -36,7 +36,6 @@ from referee.play.memory import MemoryPlayer  # noqa: E402
 from referee.play.records import GameRecord, Outcome, SlotInfo, Termination  # noqa: E402
 from referee.play.spec import GameSpec, OpeningKind, TimeControl  # noqa: E402
 from referee.tournament.config.loading import load_config  # noqa: E402
-from referee.tournament.plans.fixed import build_schedule  # noqa: E402
 from referee.tournament.store.folder import check_manifest  # noqa: E402
 from sample_bots.random_bot import RandomBot  # noqa: E402
 
@@ -81,7 +80,7 @@ def build(folder: Path, games: int, bots: int, size: int) -> Path:
     models = trio.run(templates, size)
     rng = random.Random(1)
     with open(config.output / "results.jsonl", "w", encoding="utf-8") as fh:
-        for game in build_schedule(config):
+        for game in config.make_plan().games(set()):
             record = rng.choice(models)
             record.game_id = game.slot
             record.bots[0].label, record.bots[1].label = game.first, game.second

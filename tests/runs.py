@@ -14,10 +14,17 @@ from pathlib import Path
 import yaml
 from processes import processes_with
 
+from referee.tournament.config.values import TournamentConfig
+from referee.tournament.slots import ScheduledGame
 from referee.tournament.store.results import ResultsFile
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKEBOT = ROOT / "tests" / "fake_bots" / "fakebot.py"
+
+
+def build_schedule(config: TournamentConfig) -> list[ScheduledGame]:
+    """Every game of a config's fixed schedule, in order."""
+    return list(config.make_plan().games(set()))
 
 
 def write_config(tmp_path: Path, bots: list[dict[str, object]], **overrides: object) -> Path:

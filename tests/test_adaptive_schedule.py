@@ -11,7 +11,7 @@ from games import played
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
 from referee.tournament.plans.adaptive import AdaptivePlan, AdaptiveSchedule, pair_number
-from referee.tournament.plans.fixed import ScheduledGame
+from referee.tournament.slots import ScheduledGame
 
 BOTS = ("a", "b", "c", "d", "e")
 

@@ -71,10 +71,10 @@ def test_match_lines_do_not_repeat_the_kind_of_forfeit(
     code = main(["match", command(), command("--seed", "2", "--fault", "crash"), "--games", "2",
                  "--size", "3", "--out", str(tmp_path / "m")])  # fmt: skip
     assert code == 0
-    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("game ")]
-    assert len(lines) == 2 and all("(crash)" in line for line in lines)
-    assert not any("crash: crash" in line or "; crash: " in line for line in lines), lines
-    assert all("; bot B" in line for line in lines), lines
+    lines = [line for line in capsys.readouterr().out.splitlines() if " g000" in line and "(B) - " in line]
+    assert len(lines) == 2 and all(" crash: " in line for line in lines)
+    assert not any("crash: crash" in line for line in lines), lines
+    assert all(" crash: bot B" in line for line in lines), lines
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def match_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 def test_show_says_which_game_it_shows_and_names_the_file_once(
     match_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    games = match_folder / "games.jsonl"
+    games = match_folder / "results.jsonl"
     assert main(["show", str(games)]) == 0
     captured = capsys.readouterr()
     assert captured.err == (f"showing game 1 of 2 in {games} (choose another with --game NUMBER or ID)\n")
@@ -108,7 +108,7 @@ def test_show_prints_the_time_control_in_words(
 ) -> None:
     from referee.tools.show import time_control_text
 
-    assert main(["show", str(match_folder / "games.jsonl"), "--game", "1"]) == 0
+    assert main(["show", str(match_folder / "results.jsonl"), "--game", "1"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert (
         header == "game g0001: size 3, opening pie, time Fischer 5 s per game + 0.5 s per move (margin 0.2 s)"
@@ -126,7 +126,7 @@ def test_show_prints_the_time_control_in_words(
 def test_bot_supplied_text_is_escaped_everywhere_it_is_shown(
     match_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    games = match_folder / "games.jsonl"
+    games = match_folder / "results.jsonl"
     assert "\\u001b]0;pwned" in games.read_text()  # recorded as the bot said it (JSON-escaped)
     assert main(["show", str(games)]) == 0
     shown = capsys.readouterr().out

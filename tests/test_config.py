@@ -15,7 +15,10 @@ from referee.errors import ConfigError
 from referee.play.spec import DEFAULT_MARGIN, Opening, OpeningKind, TimeControl, TimeControlKind
 from referee.tournament.config.loading import load_config, parse_config
 from referee.tournament.config.openings import random_openings, read_book
-from referee.tournament.config.values import BotSpec, EloSpec, ScheduleKind, ScheduleSpec, TournamentConfig
+from referee.tournament.config.values import BotSpec, EloSpec, TournamentConfig
+from referee.tournament.plans.adaptive import AdaptiveSpec
+from referee.tournament.plans.fixed import GauntletSpec, RoundRobinSpec
+from referee.tournament.plans.sprt import SprtSpec
 
 PY = sys.executable
 REPO = Path(__file__).resolve().parent.parent
@@ -77,7 +80,7 @@ def test_minimal_config_gets_the_documented_defaults(tmp_path: Path) -> None:
     assert config.opening.kind is OpeningKind.PIE and config.opening.openings == ()
     assert config.time_control == TimeControl.fixed(0.5)
     assert config.time_control.margin == DEFAULT_MARGIN
-    assert config.schedule == ScheduleSpec(ScheduleKind.ROUND_ROBIN, 2, 1, ())
+    assert config.schedule == RoundRobinSpec(2, 1)
     assert config.concurrency == (os.cpu_count() or 1)
     assert config.output == tmp_path.resolve() / "results" / "demo"
     assert config.elo == EloSpec(None, 0.0)
@@ -113,7 +116,7 @@ def test_full_config_round_trips_to_dataclasses(tmp_path: Path) -> None:
     assert config.board_size == 5
     assert config.opening.kind is OpeningKind.EMPTY
     assert config.time_control == TimeControl(TimeControlKind.FISCHER, main=60.0, increment=0.5, margin=0.0)
-    assert config.schedule == ScheduleSpec(ScheduleKind.GAUNTLET, 4, 3, ("c",))
+    assert config.schedule == GauntletSpec(4, 3, ("c",))
     assert config.concurrency == 3
     assert config.output == base / "out" / "here"
     assert config.elo == EloSpec("b", 1500.0)
@@ -242,7 +245,7 @@ def test_top_level_errors(tmp_path: Path, top: dict[str, object], key: str, mess
         (
             {"kind": "swiss"},
             "schedule.kind",
-            "expected 'round_robin', 'gauntlet', 'sprt' or 'adaptive', got 'swiss'",
+            "expected 'round_robin', 'gauntlet', 'sprt', 'adaptive' or 'match', got 'swiss'",
         ),
         ({"kind": "gauntlet"}, "schedule.challengers", "a gauntlet needs its challengers"),
         (
@@ -795,12 +798,12 @@ def test_a_program_that_cannot_be_accessed_names_its_key(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Root may read anything, so the refusal a user would get is simulated where it happens.
-    import referee.tournament.config.checks as config_fields
+    import referee.play.programs as config_fields
 
     def refuse(program: str, cwd: Path, env: object = None) -> str | None:
         raise PermissionError(13, "Permission denied", "/secret/bin")
 
-    monkeypatch.setattr(config_fields, "program_problem", refuse)
+    monkeypatch.setattr(config_fields, "_problem", refuse)
     path = write(tmp_path, config_text())
     code, err = run_check(path, capsys)
     assert code == 2
@@ -826,7 +829,7 @@ def test_an_sprt_schedule(tmp_path: Path) -> None:
     config = parse(
         tmp_path, schedule={"kind": "sprt", "elo0": -2, "elo1": 3, "model": "logistic", "max_games": 600}
     )
-    assert config.schedule.kind is ScheduleKind.SPRT and config.schedule.max_games == 600
+    assert isinstance(config.schedule, SprtSpec) and config.schedule.max_games == 600
     test = config.schedule.sprt
     assert test is not None and (test.elo0, test.elo1, test.alpha, test.beta) == (-2, 3, 0.05, 0.05)
     assert test.model is Model.LOGISTIC
@@ -877,8 +880,7 @@ def test_the_logs_key(tmp_path: Path) -> None:
 
 def test_an_adaptive_schedule(tmp_path: Path) -> None:
     config = parse(tmp_path, schedule={"kind": "adaptive", "games": 40, "floor": 4})
-    assert config.schedule.kind is ScheduleKind.ADAPTIVE
-    assert (config.schedule.adaptive_games, config.schedule.adaptive_floor) == (40, 4)
+    assert config.schedule == AdaptiveSpec(40, 4)
     assert config.fingerprint()["schedule"]["games"] == 40  # type: ignore[index]
     assert parse_error(tmp_path, schedule={"kind": "adaptive"}).key == "schedule.games"
     assert "even" in str(parse_error(tmp_path, schedule={"kind": "adaptive", "games": 7}))

@@ -23,10 +23,10 @@ import pytest
 import trio
 import yaml
 from processes import wait_until_gone
+from runs import build_schedule
 
 from referee.errors import ClusterError, RunStopped
 from referee.tournament.config.loading import load_config
-from referee.tournament.plans.fixed import build_schedule
 from referee.tournament.runner import Tournament
 from referee.tournament.store.results import ResultsFile
 

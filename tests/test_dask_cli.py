@@ -25,10 +25,19 @@ from pathlib import Path
 import pytest
 import trio
 from processes import processes_with, wait_until_gone
-from runs import FAKEBOT, children_of, reaped, recorded, slow_bots, vastuz, wait_for, write_config
+from runs import (
+    FAKEBOT,
+    build_schedule,
+    children_of,
+    reaped,
+    recorded,
+    slow_bots,
+    vastuz,
+    wait_for,
+    write_config,
+)
 
 from referee.tournament.config.loading import load_config
-from referee.tournament.plans.fixed import build_schedule
 from referee.tournament.store.results import ResultsFile
 
 if not os.environ.get("VASTUZ_REQUIRE_DASK"):  # CI: the cluster tests must run, not skip

@@ -13,13 +13,14 @@ from pathlib import Path
 
 import trio
 import yaml
+from runs import build_schedule
 
 from referee.tournament.config.loading import load_config
 from referee.tournament.config.values import ExecutorSpec
 from referee.tournament.executors.batch import GameSettings, play_batch, probe
 from referee.tournament.executors.local import Deliver, LocalExecutor
-from referee.tournament.plans.fixed import ScheduledGame, build_schedule
 from referee.tournament.runner import Tournament
+from referee.tournament.slots import ScheduledGame
 from referee.tournament.store.results import ResultsFile
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -135,7 +135,7 @@ def _match(tmp_path: Path, first: list[str], *options: str, said: str | None = N
     assert done.returncode == 0, done.stdout + done.stderr
     if said is not None:
         assert said in done.stdout, done.stdout
-    return [parse_line(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    return [parse_line(line) for line in (out / "results.jsonl").read_text().splitlines()]
 
 
 def _latest(records: list[GameRecord]) -> TurnEntry:

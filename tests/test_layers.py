@@ -86,6 +86,47 @@ def test_relative_imports_are_not_used() -> None:
     assert not relative, relative
 
 
+# Inside referee.tournament, lowest first: each package imports only from packages before it
+# (and from itself). So plans and store import no executor, and no executor imports a plan;
+# the runner and the run's words sit on top of them all.
+TOURNAMENT = [
+    ("referee.tournament.slots",),
+    ("referee.tournament.plans",),
+    ("referee.tournament.config",),
+    ("referee.tournament.store",),
+    ("referee.tournament.executors",),
+    ("referee.tournament.progress", "referee.tournament.runner"),
+]
+# What each package may not import although it is lower in the order: the store and the
+# executors are each other's strangers.
+STRANGERS = {"referee.tournament.executors": ["referee.tournament.plans", "referee.tournament.store"]}
+
+
+def tournament_rank(module: str) -> int | None:
+    for rank, prefixes in enumerate(TOURNAMENT):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return rank
+    return None
+
+
+def test_the_tournament_packages_import_down_their_own_order() -> None:
+    wrong = []
+    for path in SOURCES:
+        me = module_name(path)
+        if not me.startswith("referee.tournament."):
+            continue
+        mine = tournament_rank(me)
+        assert mine is not None, f"{me} is in no tournament package: add it to TOURNAMENT"
+        strangers = next((v for k, v in STRANGERS.items() if me.startswith(k + ".")), [])
+        for line, name in imported(path):
+            theirs = tournament_rank(name)
+            if theirs is None:
+                continue
+            if theirs > mine or any(name == s or name.startswith(s + ".") for s in strangers):
+                wrong.append(f"{path.relative_to(ROOT)}:{line}: {me} imports {name}")
+    assert not wrong, "imports against the tournament packages' order:\n" + "\n".join(wrong)
+
+
 def loaded_by(module: str) -> set[str]:
     code = f"import json, sys; import {module}; print(json.dumps(sorted(sys.modules)))"
     out = subprocess.run(
@@ -108,11 +149,16 @@ FORBIDDEN = [
     ("referee.play.game", ["yaml", "tabulate", "referee.tournament", "referee.ratings", "referee.tools"]),
     ("referee.play.memory", ["yaml", "tabulate", "referee.tournament", "referee.ratings", "referee.tools"]),
     ("referee.play.process", ["yaml", "tabulate", "referee.tournament", "referee.ratings"]),
+    ("referee.play.command", ["trio", "referee.play.process", "referee.play.pipes"]),
     ("referee.play.records", ["trio", "yaml", "tabulate", "protocol"]),
     ("referee.ratings.elo", ["trio", "yaml", "tabulate", "protocol", "referee.tournament"]),
-    ("referee.ratings.report", ["trio", "yaml", "protocol", "referee.tournament", "referee.play.game"]),
+    (
+        "referee.ratings.report",
+        ["trio", "yaml", "tabulate", "protocol", "referee.tournament", "referee.play.game", "referee.render"],
+    ),
     ("referee.tournament.config.values", ["yaml", "trio", "tabulate"]),
-    ("referee.tournament.plans.fixed", ["yaml", "trio"]),
+    ("referee.tournament.plans.kinds", ["yaml", "trio", "referee.tournament.config"]),
+    ("referee.tournament.store.folder", ["trio", "referee.tournament.executors"]),
     ("referee.tournament.runner", ["referee.tools", "referee.cli", "dask", "distributed"]),
     ("referee.cli.main", ["dask", "distributed"]),
     ("referee.tools.check", ["referee.cli", "yaml"]),

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -13,16 +15,28 @@ import pytest
 from conftest import check_gone, fakebot_argv
 
 from referee.cli import main
-from referee.play.process import BotCommand
 from referee.play.records import GameRecord, Termination
-from referee.play.spec import OpeningKind, TimeControl
-from referee.tournament.match import MatchSpec, plan
+from referee.play.spec import Opening, OpeningKind
+from referee.tournament.plans.match import MatchSpec
+from referee.tournament.plans.plan import Field
 from referee.tournament.store.duplicates import Repeat, repeat_warning, repeated_games
 from referee.tournament.store.results import ResultsFile
+
+DATA = Path(__file__).parent / "data"
+GAME_LINE = re.compile(r"^\[ *(\d+)/\d+\] (g\d{4}): ")
 
 
 def command(*args: str) -> str:
     return shlex.join(fakebot_argv(*args))
+
+
+def game_lines(printed: str) -> list[str]:
+    """The runner's line per finished game (``[1/3] g0001: A (B) - B (W) ...``)."""
+    return [line for line in printed.splitlines() if GAME_LINE.match(line)]
+
+
+def game_ids(printed: str) -> list[str]:
+    return [m.group(2) for line in game_lines(printed) if (m := GAME_LINE.match(line))]
 
 
 def test_match_with_a_faulty_bot_goes_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -35,13 +49,13 @@ def test_match_with_a_faulty_bot_goes_on(tmp_path: Path, capsys: pytest.CaptureF
         ]
     )  # fmt: skip
     assert code == 0
-    printed = capsys.readouterr().out.splitlines()
-    game_lines = [line for line in printed if line.startswith("game ")]
-    assert [line.split(":")[0] for line in game_lines] == ["game 1", "game 2", "game 3"]
-    assert all("(crash)" in line for line in game_lines)
+    text = capsys.readouterr().out
+    printed = text.splitlines()
+    assert sorted(game_ids(text)) == ["g0001", "g0002", "g0003"]
+    assert all(" crash: " in line for line in game_lines(text))
     assert "A: 3 won, 0 drawn, 0 lost" in printed
     assert "B lost 3 game(s) by crash" in printed
-    records = (lambda path: ResultsFile(path).load().records)(out / "games.jsonl")
+    records = (lambda path: ResultsFile(path).load().records)(out / "results.jsonl")
     assert [r.game_id for r in records] == ["g0001", "g0002", "g0003"]
     # A makes the setup in odd games, B in even ones.
     assert [r.bots[0].label for r in records] == ["A", "B", "A"]
@@ -64,8 +78,8 @@ def test_match_fischer_empty_concurrent(tmp_path: Path, capsys: pytest.CaptureFi
     )  # fmt: skip
     assert code == 0
     printed = capsys.readouterr().out
-    assert printed.count("\ngame ") == 4
-    records = (lambda path: ResultsFile(path).load().records)(out / "games.jsonl")
+    assert len(game_lines(printed)) == 4
+    records = (lambda path: ResultsFile(path).load().records)(out / "results.jsonl")
     assert sorted(r.game_id for r in records) == ["g0001", "g0002", "g0003", "g0004"]
     assert all(r.termination is Termination.SCORE for r in records)
     assert all(
@@ -73,18 +87,17 @@ def test_match_fischer_empty_concurrent(tmp_path: Path, capsys: pytest.CaptureFi
     )
 
 
-def test_match_random_openings_are_played_from_both_sides(tmp_path: Path) -> None:
-    spec = MatchSpec(
-        bots=(BotCommand("a", "A"), BotCommand("b", "B")),
-        games=4,
-        out=tmp_path,
-        size=4,
-        opening=OpeningKind.RANDOM,
-        time_control=TimeControl.fixed(1),
-    )
-    games = plan(spec)
-    assert [g.first for g in games] == [0, 1, 0, 1]
-    assert games[0].spec.setup == games[1].spec.setup != games[2].spec.setup == games[3].spec.setup
+def test_match_random_openings_are_played_from_both_sides() -> None:
+    openings = (Opening("a1", "b2"), Opening("c3", "d4"))
+    games = MatchSpec(4).games_of(Field(("A", "B"), OpeningKind.RANDOM, openings))
+    assert [g.first for g in games] == ["A", "B", "A", "B"]
+    assert games[0].opening == games[1].opening != games[2].opening == games[3].opening
+    # An odd number of games: the last has no partner.
+    assert [g.slot for g in MatchSpec(3).games_of(Field(("A", "B"), OpeningKind.PIE))] == [
+        "g0001",
+        "g0002",
+        "g0003",
+    ]
 
 
 def test_void_game_sets_exit_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -132,9 +145,9 @@ def test_show_replays_a_game(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         == 0
     )
     capsys.readouterr()
-    records = (lambda path: ResultsFile(path).load().records)(out / "games.jsonl")
+    records = (lambda path: ResultsFile(path).load().records)(out / "results.jsonl")
 
-    assert main(["show", str(out / "games.jsonl"), "--game", "2"]) == 0
+    assert main(["show", str(out / "results.jsonl"), "--game", "2"]) == 0
     shown = capsys.readouterr().out
     second = records[1]
     assert shown.startswith("game g0002: size 3, opening pie")
@@ -148,7 +161,7 @@ def test_show_replays_a_game(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert main(["show", str(single)]) == 0
     assert capsys.readouterr().out.startswith("game g0001")
 
-    assert main(["show", str(out / "games.jsonl"), "--game", "g0001"]) == 0
+    assert main(["show", str(out / "results.jsonl"), "--game", "g0001"]) == 0
     assert capsys.readouterr().out.startswith("game g0001")
 
 
@@ -185,7 +198,7 @@ def test_an_output_folder_that_cannot_be_made_is_a_clear_error(
 
 
 def records_of(folder: Path) -> list[GameRecord]:
-    return ResultsFile(folder / "games.jsonl").load().records
+    return ResultsFile(folder / "results.jsonl").load().records
 
 
 def seat_of(record: GameRecord, label: str) -> int:
@@ -288,29 +301,26 @@ def test_match_into_a_folder_with_games_resumes_or_refuses(
     assert main(["match", a, b, "--games", "4", "--size", "3", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "resuming: 2 of 4 games already played" in printed
-    assert [line.split(":")[0] for line in printed.splitlines() if line.startswith("game ")] == [
-        "game 3",
-        "game 4",
-    ]
+    assert game_ids(printed) == ["g0003", "g0004"]
     assert [r.game_id for r in records_of(out)] == ["g0001", "g0002", "g0003", "g0004"]
     assert "A: " in printed and "4 games rated" in printed
     # Nothing left to play: nothing is played, and the summary covers the four games.
     assert main(["match", a, b, "--games", "4", "--size", "3", "--out", str(out)]) == 0
-    assert "\ngame " not in capsys.readouterr().out
+    assert game_lines(capsys.readouterr().out) == []
     # Another match into the folder is refused, saying what differs; nothing is written.
     code = main(["match", a, command("--seed", "3"), "--games", "4", "--size", "3", "--out", str(out)])
     assert code == 1
     err = capsys.readouterr().err
-    assert "holds games of a different match" in err and 'was "2", now "3"' in err
+    assert "holds results of a different tournament" in err and 'was "2", now "3"' in err
     code = main(["match", a, b, "--games", "4", "--size", "4", "--out", str(out)])
     assert code == 1 and "size: was 3, now 4" in capsys.readouterr().err
     assert len(records_of(out)) == 4
-    # games.jsonl with no manifest (an older referee, or a copied file): refused.
+    # results.jsonl with no manifest (a copied file): refused.
     bare = tmp_path / "bare"
     bare.mkdir()
-    (bare / "games.jsonl").write_bytes((out / "games.jsonl").read_bytes())
+    (bare / "results.jsonl").write_bytes((out / "results.jsonl").read_bytes())
     assert main(["match", a, b, "--games", "4", "--size", "3", "--out", str(bare)]) == 1
-    assert "no match.json" in capsys.readouterr().err
+    assert "holds results but no tournament.json" in capsys.readouterr().err
     assert len(records_of(bare)) == 4
 
 
@@ -325,8 +335,8 @@ def test_report_names_every_record_it_does_not_rate(
     other = tmp_path / "other"
     assert main(["match", a, command("--seed", "5"), "--games", "4", "--size", "3", "--out", str(other)]) == 0
     capsys.readouterr()
-    with open(out / "games.jsonl", "ab") as fh:
-        fh.write((other / "games.jsonl").read_bytes())
+    with open(out / "results.jsonl", "ab") as fh:
+        fh.write((other / "results.jsonl").read_bytes())
     assert main(["report", str(out)]) == 0
     text = capsys.readouterr().out
     assert "4 games rated" in text
@@ -341,10 +351,10 @@ def test_report_of_a_file_says_a_folder_is_expected(
     assert main(["match", command(), command("--seed", "2"), "--games", "2", "--size", "3",
                  "--out", str(out)]) == 0  # fmt: skip
     capsys.readouterr()
-    assert main(["report", str(out / "games.jsonl")]) == 1
+    assert main(["report", str(out / "results.jsonl")]) == 1
     err = capsys.readouterr().err
     assert "no such folder" not in err
-    assert "games.jsonl: not a folder; expected a tournament's output folder" in err
+    assert "results.jsonl: not a folder; expected a tournament's output folder" in err
     assert "try " in err
 
 
@@ -353,5 +363,27 @@ def test_a_bot_that_cannot_start_stops_the_match(tmp_path: Path, capsys: pytest.
     code = main(["match", nosuch, command(), "--games", "20", "--size", "3", "--out", str(tmp_path / "m")])
     assert code == 1
     captured = capsys.readouterr()
-    assert captured.out.count("\ngame ") == 3
+    assert len(game_lines(captured.out)) == 3
     assert "could not start 3 times in a row" in captured.err and "No module named" in captured.err
+
+
+def test_a_match_folder_of_an_earlier_version_is_read_but_not_added_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tests/data/old_match: ``games.jsonl`` + ``match.json``, written by the match runner of
+    earlier versions (4 games between two fake bots, random openings)."""
+    old = tmp_path / "old"
+    shutil.copytree(DATA / "old_match", old)
+    assert main(["report", str(old)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("match old: A vs B") and "4 games rated" in text
+    assert "A vs B     2        1-0-0-0-1" in text  # its pairs are pairs (the keys are kept)
+    assert main(["report", str(old), "--format", "html"]) == 0
+    assert "<html" in capsys.readouterr().out
+    assert main(["show", str(old / "games.jsonl"), "--game", "g0002"]) == 0
+    assert capsys.readouterr().out.startswith("game g0002")
+    before = {p.name: p.read_bytes() for p in old.iterdir() if p.is_file()}
+    code = main(["match", command(), command(), "--games", "6", "--size", "3", "--out", str(old)])
+    assert code == 1
+    assert "a match folder of an earlier version" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in old.iterdir() if p.is_file() and p.name != ".lock"} == before

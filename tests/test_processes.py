@@ -18,11 +18,10 @@ from collections import Counter
 from pathlib import Path
 
 from processes import processes_with, wait_until_gone
-from runs import FAKEBOT, ROOT, reaped, recorded, slow_bots, vastuz, wait_for, write_config
+from runs import FAKEBOT, ROOT, build_schedule, reaped, recorded, slow_bots, vastuz, wait_for, write_config
 
 from referee.play.records import Termination
 from referee.tournament.config.loading import load_config
-from referee.tournament.plans.fixed import build_schedule
 from referee.tournament.store.results import ResultsFile
 
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
 
 import pytest
+from runs import build_schedule
 
 from referee.play.spec import Opening, OpeningKind
 from referee.tournament.config.loading import parse_config
-from referee.tournament.config.values import ScheduleKind, ScheduleSpec
-from referee.tournament.plans.fixed import ScheduledGame, build_schedule, pairings, schedule_games
+from referee.tournament.plans.fixed import FixedSpec, GauntletSpec, RoundRobinSpec, pairings, schedule_games
+from referee.tournament.slots import ScheduledGame
 
 NAMES = ["alpha", "beta", "gamma", "delta", "eps-1", "z.6"]
 OPENINGS = tuple(
@@ -22,28 +24,27 @@ OPENINGS = tuple(
 MODES = [OpeningKind.PIE, OpeningKind.EMPTY, OpeningKind.BOOK, OpeningKind.RANDOM]
 
 
-def spec_for(kind: ScheduleKind, n: int, games: int, rounds: int) -> ScheduleSpec:
+def spec_for(kind: str, n: int, games: int, rounds: int) -> FixedSpec:
     """A gauntlet has one challenger among 2 bots, two challengers among more."""
-    challengers: tuple[str, ...] = ()
-    if kind is ScheduleKind.GAUNTLET:
-        challengers = tuple(NAMES[: 1 if n == 2 else 2])
-    return ScheduleSpec(kind, games, rounds, challengers)
+    if kind == GauntletSpec.kind:
+        return GauntletSpec(games, rounds, tuple(NAMES[: 1 if n == 2 else 2]))
+    return RoundRobinSpec(games, rounds)
 
 
-def expected_pairs(names: list[str], spec: ScheduleSpec) -> set[frozenset[str]]:
-    if spec.kind is ScheduleKind.ROUND_ROBIN:
+def expected_pairs(names: list[str], spec: FixedSpec) -> set[frozenset[str]]:
+    if isinstance(spec, RoundRobinSpec):
         return {frozenset(p) for p in combinations(names, 2)}
     return {frozenset((c, o)) for c in spec.challengers for o in names if o not in spec.challengers}
 
 
-def make(mode: OpeningKind, names: list[str], spec: ScheduleSpec) -> list[ScheduledGame]:
+def make(mode: OpeningKind, names: list[str], spec: FixedSpec) -> list[ScheduledGame]:
     openings = OPENINGS if mode in (OpeningKind.BOOK, OpeningKind.RANDOM) else ()
     return schedule_games(names, spec, mode, openings)
 
 
 CASES = [
     (kind, n, games, rounds, mode)
-    for kind in (ScheduleKind.ROUND_ROBIN, ScheduleKind.GAUNTLET)  # the fixed ones (SPRT: test_sprt_schedule)
+    for kind in (RoundRobinSpec.kind, GauntletSpec.kind)  # the fixed ones (SPRT: test_sprt_schedule)
     for n in range(2, 7)
     for games in (2, 4)
     for rounds in (1, 2)
@@ -52,7 +53,7 @@ CASES = [
 
 
 @pytest.mark.parametrize(("kind", "n", "games", "rounds", "mode"), CASES)
-def test_schedule_balance(kind: ScheduleKind, n: int, games: int, rounds: int, mode: OpeningKind) -> None:
+def test_schedule_balance(kind: str, n: int, games: int, rounds: int, mode: OpeningKind) -> None:
     names = NAMES[:n]
     spec = spec_for(kind, n, games, rounds)
     schedule = make(mode, names, spec)
@@ -98,7 +99,7 @@ def test_schedule_balance(kind: ScheduleKind, n: int, games: int, rounds: int, m
 
 @pytest.mark.parametrize("mode", MODES)
 def test_roles_by_mode(mode: OpeningKind) -> None:
-    schedule = make(mode, NAMES[:3], ScheduleSpec(games_per_pair=2))
+    schedule = make(mode, NAMES[:3], RoundRobinSpec(games_per_pair=2))
     game = schedule[0]
     if mode is OpeningKind.PIE:
         assert (game.setup_maker, game.chooser) == (game.first, game.second)
@@ -115,7 +116,7 @@ def test_roles_by_mode(mode: OpeningKind) -> None:
 def test_order_interleaves_pairs() -> None:
     """A tournament stopped early has every pair at nearly the same number of games."""
     names = NAMES[:4]
-    schedule = make(OpeningKind.PIE, names, ScheduleSpec(games_per_pair=6, rounds=2))
+    schedule = make(OpeningKind.PIE, names, RoundRobinSpec(games_per_pair=6, rounds=2))
     n_pairs = 6
     for stop in range(len(schedule) + 1):
         played = Counter(frozenset(g.pair) for g in schedule[:stop])
@@ -128,7 +129,7 @@ def test_order_interleaves_pairs() -> None:
 
 def test_round_robin_sweeps_use_each_bot_once() -> None:
     names = NAMES[:6]
-    pairs = pairings(names, ScheduleSpec())
+    pairs = pairings(names, RoundRobinSpec())
     assert len(pairs) == 15 and len(set(pairs)) == 15
     for sweep in range(5):
         bots = [b for pair in pairs[3 * sweep : 3 * sweep + 3] for b in pair]
@@ -138,13 +139,13 @@ def test_round_robin_sweeps_use_each_bot_once() -> None:
 
 
 def test_gauntlet_pairs_challenger_first_and_no_challenger_meets_another() -> None:
-    spec = ScheduleSpec(ScheduleKind.GAUNTLET, 2, 1, ("gamma", "alpha"))
+    spec = GauntletSpec(2, 1, ("gamma", "alpha"))
     pairs = pairings(NAMES[:4], spec)
     assert pairs == [("gamma", "beta"), ("alpha", "beta"), ("gamma", "delta"), ("alpha", "delta")]
 
 
 def test_openings_are_dealt_in_order_and_cycle() -> None:
-    schedule = make(OpeningKind.BOOK, NAMES[:3], ScheduleSpec(games_per_pair=4, rounds=2))
+    schedule = make(OpeningKind.BOOK, NAMES[:3], RoundRobinSpec(games_per_pair=4, rounds=2))
     dealt = [g.opening for g in schedule[::2]]
     assert dealt == [OPENINGS[i % 3] for i in range(len(dealt))]
     # Every opening is used, each by both bots of a pair with each colour.
@@ -152,37 +153,37 @@ def test_openings_are_dealt_in_order_and_cycle() -> None:
 
 
 def test_lead_alternates_between_rounds() -> None:
-    schedule = make(OpeningKind.EMPTY, ["a", "b"], ScheduleSpec(games_per_pair=2, rounds=3))
+    schedule = make(OpeningKind.EMPTY, ["a", "b"], RoundRobinSpec(games_per_pair=2, rounds=3))
     assert [g.black for g in schedule] == ["a", "b", "b", "a", "a", "b"]
 
 
 def test_adding_rounds_only_appends() -> None:
-    short = make(OpeningKind.RANDOM, NAMES[:5], ScheduleSpec(games_per_pair=4, rounds=1))
-    long = make(OpeningKind.RANDOM, NAMES[:5], ScheduleSpec(games_per_pair=4, rounds=3))
+    short = make(OpeningKind.RANDOM, NAMES[:5], RoundRobinSpec(games_per_pair=4, rounds=1))
+    long = make(OpeningKind.RANDOM, NAMES[:5], RoundRobinSpec(games_per_pair=4, rounds=3))
     assert long[: len(short)] == short
 
 
 def test_schedule_is_deterministic() -> None:
-    spec = ScheduleSpec(ScheduleKind.ROUND_ROBIN, 4, 2)
+    spec = RoundRobinSpec(4, 2)
     assert make(OpeningKind.BOOK, NAMES, spec) == make(OpeningKind.BOOK, NAMES, spec)
 
 
 def test_names_with_dashes_cannot_collide_in_slots() -> None:
     # With '-' as the pair separator, (a-b, c) and (a, b-c) would share a slot id.
-    schedule = make(OpeningKind.PIE, ["a", "a-b", "b-c", "c"], ScheduleSpec())
+    schedule = make(OpeningKind.PIE, ["a", "a-b", "b-c", "c"], RoundRobinSpec())
     assert len({g.slot for g in schedule}) == len(schedule)
 
 
 @pytest.mark.parametrize(
     ("names", "spec", "mode", "openings", "message"),
     [
-        (["a"], ScheduleSpec(), OpeningKind.PIE, (), "at least two bots"),
-        (["a", "a"], ScheduleSpec(), OpeningKind.PIE, (), "distinct names"),
-        (["a", "b"], ScheduleSpec(games_per_pair=3), OpeningKind.PIE, (), "even"),
-        (["a", "b"], ScheduleSpec(), OpeningKind.BOOK, (), "needs at least one opening"),
+        (["a"], RoundRobinSpec, OpeningKind.PIE, (), "at least two bots"),
+        (["a", "a"], RoundRobinSpec, OpeningKind.PIE, (), "distinct names"),
+        (["a", "b"], lambda: RoundRobinSpec(games_per_pair=3), OpeningKind.PIE, (), "even"),
+        (["a", "b"], RoundRobinSpec, OpeningKind.BOOK, (), "needs at least one opening"),
         (
             ["a", "b"],
-            ScheduleSpec(ScheduleKind.GAUNTLET, 2, 1, ("x",)),
+            lambda: GauntletSpec(2, 1, ("x",)),
             OpeningKind.PIE,
             (),
             "not among the bots",
@@ -190,10 +191,14 @@ def test_names_with_dashes_cannot_collide_in_slots() -> None:
     ],
 )
 def test_bad_pieces_are_rejected(
-    names: list[str], spec: ScheduleSpec, mode: OpeningKind, openings: tuple[Opening, ...], message: str
+    names: list[str],
+    spec: Callable[[], FixedSpec],
+    mode: OpeningKind,
+    openings: tuple[Opening, ...],
+    message: str,
 ) -> None:
-    with pytest.raises(ValueError, match=message):
-        schedule_games(names, spec, mode, openings)
+    with pytest.raises(ValueError, match=message):  # the spec itself, or the schedule of it
+        schedule_games(names, spec(), mode, openings)
 
 
 def test_build_schedule_from_a_config(tmp_path: Path) -> None:

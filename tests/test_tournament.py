@@ -16,12 +16,12 @@ import pytest
 import trio
 import yaml
 from processes import processes_with, wait_until_gone
+from runs import build_schedule
 
 from referee.errors import ResultsError, RunStopped
 from referee.play.records import GameRecord, Termination
 from referee.tournament.config.loading import load_config
 from referee.tournament.config.values import LogSpec
-from referee.tournament.plans.fixed import build_schedule
 from referee.tournament.runner import Tournament
 from referee.tournament.store.results import ResultsFile
 
@@ -149,6 +149,57 @@ async def test_a_changed_config_is_refused_with_what_changed(tmp_path, marker):
         await Tournament(changed, out=io.StringIO()).run()
 
 
+async def test_results_without_a_manifest_are_adopted_only_when_they_fit_the_plan(tmp_path, marker):
+    bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(3)]
+    config = load_config(write_config(tmp_path, bots))
+    with trio.fail_after(60):
+        await Tournament(config, out=io.StringIO()).run()
+    results = config.output / "results.jsonl"
+    played = results.read_bytes()
+    (config.output / "tournament.json").unlink()
+    with pytest.raises(ResultsError, match=r"holds results but no tournament\.json"):
+        await Tournament(config, out=io.StringIO()).run()
+    # A game that is not one of the schedule's slots with its bots: the whole adoption is refused.
+    lines = played.splitlines(keepends=True)
+    foreign = json.loads(lines[0])
+    foreign["tournament"]["slot"] = foreign["game_id"] = "r9-b0+b1-01"
+    results.write_bytes(played + (json.dumps(foreign) + "\n").encode())
+    with pytest.raises(ResultsError, match=r"cannot adopt these results: 1 game\(s\) .*r9-b0\+b1-01"):
+        await Tournament(config, out=io.StringIO(), adopt=True).run()
+    assert not (config.output / "tournament.json").exists()
+    # The schedule's own games are adopted: nothing is played again.
+    results.write_bytes(played)
+    out = io.StringIO()
+    with trio.fail_after(60):
+        again = await Tournament(config, out=out, adopt=True).run()
+    assert "adopting 6 game(s) found without a manifest" in out.getvalue()
+    assert again.played == 0 and again.resumed == 6
+    assert (config.output / "tournament.json").exists()
+
+
+async def test_an_adaptive_run_adopts_its_own_games_and_refuses_others(tmp_path, marker):
+    bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(3)]
+    path = write_config(tmp_path, bots, schedule={"kind": "adaptive", "games": 8})
+    config = load_config(path)
+    with trio.fail_after(60):
+        await Tournament(config, out=io.StringIO()).run()
+    results = config.output / "results.jsonl"
+    played = results.read_bytes()
+    (config.output / "tournament.json").unlink()
+    # A round robin's game in an adaptive run's folder does not fit it.
+    (tmp_path / "rr").mkdir()
+    other = load_config(write_config(tmp_path / "rr", bots))
+    with trio.fail_after(60):
+        await Tournament(other, out=io.StringIO()).run()
+    results.write_bytes(played + (other.output / "results.jsonl").read_bytes().splitlines(keepends=True)[0])
+    with pytest.raises(ResultsError, match=r"cannot adopt these results: 1 game\(s\) .*r1-"):
+        await Tournament(config, out=io.StringIO(), adopt=True).run()
+    results.write_bytes(played)
+    with trio.fail_after(60):
+        again = await Tournament(config, out=io.StringIO(), adopt=True).run()
+    assert again.played == 0 and again.resumed == 8
+
+
 def vastuz(*args, **kwargs):
     return subprocess.Popen(
         [sys.executable, "-m", "referee.cli", *args],
@@ -270,7 +321,12 @@ def test_cli_config_errors_and_report(tmp_path, marker):
     path = write_config(tmp_path, [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(3)])
     proc = vastuz("tournament", str(path), "--check", "--concurrency", "1")
     stdout, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 0 and "valid; 3 bots, 6 games" in stdout
+    assert (
+        proc.returncode == 0
+        and "valid; tournament" in stdout
+        and ": 3 bots, " in stdout
+        and ", 6 games, " in stdout
+    )
     proc = vastuz("tournament", str(path), "--standings-every", "0", "--concurrency", "1")
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 0, stderr

@@ -17,11 +17,10 @@ from referee.cli.common import (
     _positive,
     _program_problem,
     _size,
+    add_timeout_options,
 )
 from referee.play.spec import (
-    DEFAULT_COMMAND_TIMEOUT,
     DEFAULT_MARGIN,
-    DEFAULT_STARTUP_TIMEOUT,
 )
 from referee.text import printable
 
@@ -57,8 +56,7 @@ def add_check_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
         "--margin", type=_non_negative, default=DEFAULT_MARGIN, metavar="SECONDS",
         help=f"allowance for process overhead on every deadline (default {DEFAULT_MARGIN})",
     )  # fmt: skip
-    p.add_argument("--command-timeout", type=_positive, default=DEFAULT_COMMAND_TIMEOUT, metavar="SECONDS")
-    p.add_argument("--startup-timeout", type=_positive, default=DEFAULT_STARTUP_TIMEOUT, metavar="SECONDS")
+    add_timeout_options(p)
     p.add_argument(
         "--strict",
         action="store_true",

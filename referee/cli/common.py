@@ -9,6 +9,7 @@ from pathlib import Path
 
 from referee.engine import MAX_SIZE, MIN_SIZE
 from referee.play.programs import program_problem
+from referee.play.spec import DEFAULT_COMMAND_TIMEOUT, DEFAULT_STARTUP_TIMEOUT
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -78,12 +79,23 @@ def _size(text: str) -> int:
 
 
 def _program_problem(words: list[str]) -> str | None:
-    """Why a bot command cannot start (see :func:`program_problem`), also when a folder on
-    the way cannot be looked into."""
-    if not words:
-        return "an empty command"
-    try:
-        return program_problem(words[0], Path.cwd())
-    except OSError as exc:
-        where = f" ({exc.filename})" if exc.filename else ""
-        return f"cannot access the program {words[0]!r}{where}: {exc.strerror or exc}"
+    """Why a bot command cannot start (see :func:`program_problem`)."""
+    return "an empty command" if not words else program_problem(words[0], Path.cwd())
+
+
+def add_timeout_options(p: argparse.ArgumentParser) -> None:
+    """``--command-timeout`` and ``--startup-timeout``, the same wherever bots are started."""
+    p.add_argument(
+        "--command-timeout",
+        type=_positive,
+        default=DEFAULT_COMMAND_TIMEOUT,
+        metavar="SECONDS",
+        help=f"time for a command that is not a move (default {DEFAULT_COMMAND_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--startup-timeout",
+        type=_positive,
+        default=DEFAULT_STARTUP_TIMEOUT,
+        metavar="SECONDS",
+        help=f"time to start and answer the handshake (default {DEFAULT_STARTUP_TIMEOUT:g})",
+    )

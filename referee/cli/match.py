@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
 import shlex
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import trio
@@ -21,18 +24,12 @@ from referee.cli.common import (
     _program_problem,
     _size,
     _whole,
+    add_timeout_options,
 )
 from referee.errors import ConfigError, VastuzError
-from referee.play.command import BotCommand
-from referee.play.records import GameRecord
-from referee.play.spec import (
-    DEFAULT_COMMAND_TIMEOUT,
-    DEFAULT_MARGIN,
-    DEFAULT_STARTUP_TIMEOUT,
-    OpeningKind,
-    TimeControl,
-)
-from referee.tournament.match import RESULTS_FILE, MatchSpec, elo_lines, game_line, run_match
+from referee.play.lateness import Lateness
+from referee.play.records import GameSummary, Termination
+from referee.play.spec import DEFAULT_MARGIN, OpeningKind
 
 # ---------------------------------------------------------------------------- match
 
@@ -68,8 +65,7 @@ def add_match_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
         metavar="SECONDS",
         help=f"allowance for process overhead on every deadline (default {DEFAULT_MARGIN})",
     )
-    p.add_argument("--command-timeout", type=_positive, default=DEFAULT_COMMAND_TIMEOUT, metavar="SECONDS")
-    p.add_argument("--startup-timeout", type=_positive, default=DEFAULT_STARTUP_TIMEOUT, metavar="SECONDS")
+    add_timeout_options(p)
     p.add_argument("--concurrency", type=_count, default=1, help="games played at the same time (default 1)")
     p.add_argument("--out", type=Path, help="output folder (default results/match-<time>)")
     p.add_argument("--transcripts", action="store_true", help="write a protocol transcript per game and bot")
@@ -116,16 +112,15 @@ def _probability(text: str) -> float:
     return value
 
 
-def _time_control(args: argparse.Namespace) -> TimeControl:
-    if args.main is not None:
-        return TimeControl.fischer(args.main, args.increment, margin=args.margin)
-    return TimeControl.fixed(args.per_move if args.per_move is not None else 1.0, margin=args.margin)
-
-
 async def cmd_match(args: argparse.Namespace) -> int:
+    """A two-bot tournament: the config is written from the options (the schedule ``match``,
+    or ``sprt`` with ``--sprt``) and played by the one runner into a tournament folder."""
+    from referee.tournament.config.loading import parse_config
+    from referee.tournament.runner import Tournament
+
     if args.increment and args.main is None:
         print("vastuz match: --increment needs --main (a Fischer clock)", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     for which, command in (("BOT_A", args.bot_a), ("BOT_B", args.bot_b)):
         try:
             words = shlex.split(command)
@@ -137,70 +132,56 @@ async def cmd_match(args: argparse.Namespace) -> int:
             print(f"vastuz match: {which}: {problem}", file=sys.stderr)
             return EXIT_USAGE
     out = args.out or Path("results") / time.strftime("match-%Y%m%d-%H%M%S")
-    if args.sprt is not None:
-        return await _match_sprt(args, out)
-    spec = MatchSpec(
-        bots=(BotCommand(args.bot_a, "A"), BotCommand(args.bot_b, "B")),
-        games=args.games,
-        out=out,
-        size=args.size,
-        opening=OpeningKind(args.opening),
-        time_control=_time_control(args),
-        concurrency=args.concurrency,
-        seed=args.seed,
-        command_timeout=args.command_timeout,
-        startup_timeout=args.startup_timeout,
-        transcripts=args.transcripts,
+    try:
+        config = parse_config(_config(args, out), file="vastuz match", base_dir=Path.cwd())
+    except ConfigError as exc:
+        print(f"vastuz match: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    config = dataclasses.replace(
+        config, startup_timeout=args.startup_timeout, command_timeout=args.command_timeout
     )
-    print(f"A: {args.bot_a}\nB: {args.bot_b}\nresults: {out / RESULTS_FILE}", flush=True)
-    if args.games % 2:
+    print(f"A: {args.bot_a}\nB: {args.bot_b}", flush=True)
+    if args.sprt is None and args.games % 2:
         print(
             f"note: {args.games} games is an odd number: A makes the setup (or plays Black) once more "
             "than B, so colours are not balanced and the last game has no colour-reversed partner; "
             "an even --games keeps them balanced",
             flush=True,
         )
-
-    def report(number: int, record: GameRecord) -> None:
-        print(game_line(number, record), flush=True)
-
-    def say(text: str) -> None:
-        print(text, flush=True)
-
+    stopped = None
     try:
-        summary = await run_match(spec, report, say)
+        # A plain match shows no standings along the way; an SPRT its test every few pairs.
+        every = 0 if args.sprt is None else 10
+        result = await Tournament(config, transcripts=args.transcripts, standings_every=every).run()
     except VastuzError as exc:
-        print(f"vastuz match: {exc}", file=sys.stderr)
+        stopped = exc
+        if not (out / "results.jsonl").exists():
+            print(f"vastuz match: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+    from referee.tournament.store.folder import latest_records
+    from referee.tournament.store.results import ResultsFile
+
+    warnings: list[str] = []
+    summaries = latest_records(ResultsFile(out / "results.jsonl").summaries().records, warnings)
+    print()
+    print("\n".join(await trio.to_thread.run_sync(lambda: match_lines(summaries, ("A", "B"), warnings))))
+    if stopped is not None:
+        print(f"vastuz match: stopped: {stopped}", file=sys.stderr)
         return EXIT_FAILED
-    print("\n".join(summary.lines()))
-    print("\n".join(await trio.to_thread.run_sync(elo_lines, summary)))
-    if summary.stopped is not None:
-        print(f"vastuz match: stopped: {summary.stopped}", file=sys.stderr)
-        return EXIT_FAILED
-    return EXIT_FAILED if summary.voids else EXIT_OK
+    if result.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if any(s.is_void for s in summaries) else EXIT_OK
 
 
-async def _match_sprt(args: argparse.Namespace, out: Path) -> int:
-    """``match --sprt``: the SPRT schedule of a tournament (tournament/sprt_schedule.py)
-    between A and B, run by the tournament runner into ``out``."""
-    from referee.ratings.report import render
-    from referee.tournament.config.loading import parse_config
-    from referee.tournament.runner import Tournament
-
+def _config(args: argparse.Namespace, out: Path) -> dict[str, object]:
+    """The tournament config of a match's options."""
     if args.main is not None:
         clock: dict[str, float] = {"main": args.main, "increment": args.increment, "margin": args.margin}
     else:
         clock = {"per_move": args.per_move if args.per_move is not None else 1.0, "margin": args.margin}
-    elo0, elo1 = args.sprt
-    opening: object = (
-        args.opening if args.opening != "random" else {"random": {"count": 1000, "seed": args.seed}}
-    )
-    data = {
-        "name": "match-sprt",
-        "board_size": args.size,
-        "opening": opening,
-        "time_control": clock,
-        "schedule": {
+    if args.sprt is not None:
+        elo0, elo1 = args.sprt
+        schedule: dict[str, object] = {
             "kind": "sprt",
             "elo0": elo0,
             "elo1": elo1,
@@ -208,18 +189,82 @@ async def _match_sprt(args: argparse.Namespace, out: Path) -> int:
             "beta": args.beta,
             "model": args.model,
             "max_games": args.max_games + args.max_games % 2,
-        },
+        }
+        openings = 1000
+    else:
+        schedule = {"kind": "match", "games": args.games}
+        openings = (args.games + 1) // 2
+    random = {"random": {"count": openings, "seed": args.seed}}
+    return {
+        "name": "match" if args.sprt is None else "match-sprt",
+        "board_size": args.size,
+        "opening": args.opening if args.opening != "random" else random,
+        "time_control": clock,
+        "schedule": schedule,
         "concurrency": args.concurrency,
         "output": str(out),
         "bots": [{"name": "A", "command": args.bot_a}, {"name": "B", "command": args.bot_b}],
     }
-    try:
-        config = parse_config(data, file="vastuz match --sprt", base_dir=Path.cwd())
-        result = await Tournament(config, transcripts=args.transcripts).run()
-    except VastuzError as exc:
-        print(f"vastuz match: {exc}", file=sys.stderr)
-        return EXIT_FAILED if not isinstance(exc, ConfigError) else EXIT_USAGE
-    assert result.standings is not None
-    print()
-    print(render(result.standings, "text", title=f"A vs B: {result.resumed + result.played} games").rstrip())
-    return EXIT_INTERRUPTED if result.interrupted else EXIT_OK
+
+
+def match_lines(summaries: list[GameSummary], labels: tuple[str, str], warnings: list[str]) -> list[str]:
+    """The end of a match report, as cutechess and fastchess print it: each bot's wins,
+    draws and losses and its forfeits, the Elo difference of A over B with its 95% interval
+    and the likelihood of superiority, the colour-reversed pairs, and every warning."""
+    from referee.ratings.report import standings
+    from referee.tournament.store.duplicates import repeat_warning
+
+    a, b = labels
+    wins: Counter[str] = Counter()
+    losses: Counter[str] = Counter()
+    failures: Counter[tuple[str, str]] = Counter()
+    draws = voids = 0
+    for s in summaries:
+        if s.is_void:
+            voids += 1
+        elif s.winner is None:
+            draws += 1
+        else:
+            wins[s.labels[s.winner]] += 1
+            losses[s.labels[1 - s.winner]] += 1
+            if s.termination is not Termination.SCORE:
+                failures[(s.labels[1 - s.winner], s.termination.value)] += 1
+    out = [f"{x}: {wins[x]} won, {draws} drawn, {losses[x]} lost" for x in labels]
+    if voids:
+        out.append(f"void games: {voids}")
+    out.extend(f"{x} lost {n} game(s) by {kind}" for (x, kind), n in sorted(failures.items()))
+    rated = [s for s in summaries if not s.is_void]
+    warnings = list(warnings)
+    if rated:
+        st = standings(summaries, list(labels), anchor=b)
+        line = {bot.name: bot for bot in st.lines}[a]
+        los = st.lines[0].los_next
+        if los is not None and st.lines[0].name != a:
+            los = 1.0 - los
+        los_text = "?" if los is None else f"{100 * los:.1f}%"
+        out.append(
+            f"Elo difference {a} - {b}: {_elo(line.elo)}, 95% interval [{_elo(line.elo_low)}, "
+            f"{_elo(line.elo_high)}], LOS {los_text} ({a} stronger than {b}); {len(rated)} games rated"
+        )
+        for p in st.pairs:
+            counts = "-".join(str(c) for c in p.counts)
+            out.append(f"colour-reversed pairs: {p.pairs} ({p.a}'s points per pair 0-0.5-1-1.5-2: {counts})")
+        warnings.extend(st.warnings)
+    else:
+        out.append("Elo difference: no rated games")
+    repeats = repeat_warning(summaries)
+    if repeats is not None:
+        warnings.append(repeats)
+    late = Lateness.of(summaries).line()
+    if late is not None:
+        out.append(late)
+    out.extend(f"warning: {w}" for w in warnings)
+    return out
+
+
+def _elo(x: float | None) -> str:
+    if x is None or math.isnan(x):
+        return "?"
+    if math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    return f"{x:+.1f}"

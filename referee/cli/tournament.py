@@ -20,7 +20,7 @@ from referee.cli.common import (
 from referee.errors import ClusterError, ConfigError, VastuzError
 from referee.text import printable
 from referee.tournament.config.checks import dask_address
-from referee.tournament.config.values import MAX_BATCH, MAX_PROCESSES, ExecutorSpec, ScheduleKind
+from referee.tournament.config.values import MAX_BATCH, MAX_PROCESSES, ExecutorSpec
 
 # ---------------------------------------------------------------------------- tournament
 
@@ -107,9 +107,8 @@ def _executor(args: argparse.Namespace, executor: ExecutorSpec) -> ExecutorSpec 
 
 
 async def cmd_tournament(args: argparse.Namespace) -> int:
-    from referee.ratings.report import render
+    from referee.render.standings_text import render
     from referee.tournament.config.loading import load_config
-    from referee.tournament.plans.fixed import build_schedule
     from referee.tournament.runner import Tournament
     from referee.tournament.store.folder import shown
 
@@ -126,23 +125,23 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     config = dataclasses.replace(config, executor=executor)
     if args.check:
-        sprt = config.schedule.sprt
-        if sprt is not None:
-            size = (
-                f"an SPRT [{sprt.elo0:g}, {sprt.elo1:g}] ({sprt.model.value}) of at most "
-                f"{config.schedule.max_games} games"
+        from referee.tournament.executors.batch import GameSettings
+        from referee.tournament.executors.choose import executor_for
+        from referee.tournament.progress import cpu_lines, header
+
+        try:
+            where = executor_for(
+                config, GameSettings.of(config, False), config.output, say=print, stop=lambda _reason: None
             )
-        elif config.schedule.kind is ScheduleKind.ADAPTIVE:
-            size = f"an adaptive run of {config.schedule.adaptive_games} games"
-        else:
-            size = f"{len(build_schedule(config))} games"
-        where = ""
-        if config.executor.dask is not None:
-            where = f", on the Dask cluster at {config.executor.dask} (batches of {config.executor.batch})"
-        elif config.executor.processes > 1 and config.concurrency > 1:
-            processes = min(config.executor.processes, config.concurrency)
-            where = f", concurrency {config.concurrency} over {processes} referee processes"
-        print(f"{args.config}: valid; {len(config.bots)} bots, {size}{where}, output {shown(config.output)}")
+        except VastuzError as exc:
+            print(f"vastuz tournament: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        # The same header as the run's, before anything is started.
+        what = config.schedule.describe(config.field)
+        print(f"{args.config}: valid; {header(config, what, where.describe())}")
+        print(f"results: {shown(config.output / 'results.jsonl')}")
+        for line in cpu_lines(config, where.cores):
+            print(line)
         return EXIT_OK
     try:
         tournament = Tournament(
@@ -203,7 +202,7 @@ def add_report_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 async def cmd_report(args: argparse.Namespace) -> int:
-    from referee.ratings.report import render
+    from referee.render.standings_text import render
     from referee.tournament.store.folder import load_standings
 
     try:

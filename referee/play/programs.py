@@ -18,9 +18,18 @@ def program_problem(program: str, cwd: Path, env: Mapping[str, str] | None = Non
 
     Finds argv[0] the way the spawner will: a name with a slash is a path from the bot's
     working folder; a bare name is looked up on PATH (the bot's own PATH if its env sets
-    one) and, as in any POSIX shell, never in the working folder.
+    one) and, as in any POSIX shell, never in the working folder. A folder on the way that
+    may not be looked into is a reason too, not an error.
     """
-    env = env or {}
+    try:
+        return _problem(program, cwd, env or {})
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        shown = repr(program) if len(program) <= 80 else repr(program[:80]) + "..."
+        return f"cannot access the program {shown}{where}: {exc.strerror or exc}"
+
+
+def _problem(program: str, cwd: Path, env: Mapping[str, str]) -> str | None:
     if os.sep in program or (os.altsep and os.altsep in program):
         target = cwd / Path(program).expanduser()
         if not target.exists():

@@ -1,16 +1,13 @@
 """Run a tournament: the schedule, concurrently, with durable and resumable results.
 
-The pieces, each elsewhere: :mod:`~referee.tournament.config.loading` validates the YAML,
-:mod:`~referee.tournament.plans.fixed` lists the games, :mod:`referee.play.game` plays one,
-:mod:`~referee.tournament.store.results` keeps the results file, :mod:`~referee.tournament.store.folder`
-the manifest, :mod:`~referee.tournament.executors.pool` the bot processes, and
-:mod:`referee.ratings.report` ranks the bots. This module only runs the list:
+The pieces, each behind its seam: the config (:mod:`~referee.tournament.config`), the plan
+that says what to play next (:mod:`~referee.tournament.plans`: every kind-specific word and
+decision is there), the executor that plays games (:mod:`~referee.tournament.executors`),
+the output folder (:mod:`~referee.tournament.store`), the ratings
+(:mod:`referee.ratings.report`). This module only runs the plan on the executor:
 
-* ``concurrency`` workers take games in schedule order (so the two games of an opening
-  pair start together), each inside the one nursery of the run;
-* bot processes are kept in a :class:`BotPool` and reused for the bot's next game while
-  they are healthy (``boardsize`` + ``clear_board`` reset them); any fault retires the
-  process and the next game starts a fresh one;
+* as many workers as the executor has slots take games in the plan's order (so the two
+  games of an opening pair start together), each inside the one nursery of the run;
 * each finished game is appended to ``OUTPUT/results.jsonl`` and synced to disk before the
   next line of output, in a worker thread so no bot's clock is charged for our disk;
 * running the same config again resumes: games already in the file are not played again.
@@ -21,8 +18,8 @@ the manifest, :mod:`~referee.tournament.executors.pool` the bot processes, and
   at once. A SIGKILL loses at most the games in flight: the results file is repaired on resume;
 * two things stop a run more gently: no new game starts, the games in flight finish and are
   recorded, the standings are written, and :class:`~referee.errors.RunStopped` says why.
-  One is a bot that cannot start several times in a row (:class:`StartFailures`: a missing
-  program or module would otherwise void or forfeit the whole schedule); the other is the
+  One is a bot that cannot start several times in a row (:class:`~.executors.pool.StartFailures`:
+  a missing program or module would otherwise void or forfeit the whole schedule); the other is the
   output closing under the run (``vastuz tournament ... | head``): output is then off.
 * a bot's log that cannot be written (a full disk) is given up with a note in the game's
   record, and each bot's logs together are capped (``logs.max_per_bot``); only the results
@@ -31,30 +28,30 @@ the manifest, :mod:`~referee.tournament.executors.pool` the bot processes, and
 
 from __future__ import annotations
 
-import itertools
 import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 import trio
 
 from referee.errors import ResultsError, RunStopped
-from referee.play.cpu import CorePlan, available_cpus
-from referee.play.records import GameRecord, GameSummary, Termination
-from referee.ratings.report import Standings, render, standings
-from referee.text import printable
-from referee.tournament.config.values import ScheduleKind, TournamentConfig
+from referee.play.records import GameSummary, Termination
+from referee.ratings.report import SprtStanding, Standings, standings
+from referee.render.standings_text import render
+from referee.tournament.config.values import TournamentConfig
 from referee.tournament.executors.batch import GameSettings, Played
-from referee.tournament.executors.local import Executor, LocalExecutor
+from referee.tournament.executors.choose import executor_for
+from referee.tournament.executors.local import Executor
 from referee.tournament.executors.pool import DEFAULT_START_FAILURE_LIMIT, StartFailures
-from referee.tournament.plans.fixed import ScheduledGame
-from referee.tournament.plans.plan import FixedPlan, Plan, every_game, make_plan
-from referee.tournament.plans.sprt import SprtSchedule
+from referee.tournament.plans.fixed import FixedPlan
+from referee.tournament.plans.plan import Pending, Plan
+from referee.tournament.progress import Progress, cpu_lines, game_line, header
+from referee.tournament.slots import ScheduledGame
 from referee.tournament.store.folder import (
     LOGS,
     MANIFEST,
@@ -77,36 +74,6 @@ def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return inner
 
 
-# ------------------------------------------------------------------------------ the run
-@dataclass
-class Progress:
-    """Counts for the live output."""
-
-    total: int
-    resumed: int
-    played: int = 0
-    void: int = 0
-    started_at: float = field(default_factory=time.monotonic)
-
-    @property
-    def done(self) -> int:
-        return self.resumed + self.played
-
-    def eta(self) -> str:
-        if not self.played:
-            return "?"
-        per_game = (time.monotonic() - self.started_at) / self.played
-        return _clock(per_game * (self.total - self.done))
-
-    def elapsed(self) -> str:
-        return _clock(time.monotonic() - self.started_at)
-
-
-def _clock(seconds: float) -> str:
-    s = round(seconds)
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
-
-
 @dataclass
 class TournamentResult:
     """What a run did: games played now and in total, whether it was stopped, the standings."""
@@ -120,26 +87,6 @@ class TournamentResult:
     folder: Path
 
 
-def game_line(game: ScheduledGame, record: GameRecord, worker: str | None = None) -> str:
-    """One line per finished game: the pairing with colours, result, how, turns, time, and
-    the worker that played it (on a cluster)."""
-    black = printable(record.label_of(record.black))
-    white = printable(record.label_of(record.white))
-    how = record.termination.value
-    if record.termination is not Termination.SCORE:
-        # The reason starts with the kind already ("crash: bot ..."): said once. Cut in the
-        # middle: the end of a crash's reason quotes the bot's stderr.
-        reason = printable(record.reason.removeprefix(f"{how}: "))
-        if len(reason) > 200:
-            reason = f"{reason[:110]} ... {reason[-85:]}"
-        how += f": {reason}"
-    where = "" if worker is None else f" on {printable(worker)}"
-    return (
-        f"{game.slot}: {black} (B) - {white} (W)  {record.result:<6} {how}; "
-        f"{len(record.turns)} turns, {record.wall_seconds:.1f} s{where}"
-    )
-
-
 class Tournament:
     """One run of a config: plays the missing games, reports as it goes."""
 
@@ -147,7 +94,7 @@ class Tournament:
         self,
         config: TournamentConfig,
         *,
-        out: TextIO = sys.stdout,
+        out: TextIO | None = None,
         quiet: bool = False,
         standings_every: int = 10,
         transcripts: bool = False,
@@ -157,10 +104,10 @@ class Tournament:
         executor: Callable[[Tournament], Executor] | None = None,
     ) -> None:
         """``executor`` makes the run's executor (given the run, for its settings and its
-        output); the default plays locally, ``config.concurrency`` games at once."""
+        output); the default is the config's (:func:`~.executors.choose.executor_for`)."""
         self.config = config
         self.folder = config.output
-        self.out: TextIO | None = out
+        self.out: TextIO | None = sys.stdout if out is None else out  # looked up now: tests replace it
         self.quiet = quiet
         self.standings_every = standings_every
         self.transcripts = transcripts
@@ -173,10 +120,15 @@ class Tournament:
         self.stopping = False
         self.signals_seen = 0
         self.settings = GameSettings.of(config, transcripts)
-        self.executor: Executor = executor(self) if executor is not None else self._default_executor()
+        self.executor: Executor = (
+            executor(self)
+            if executor is not None
+            else executor_for(
+                config, self.settings, self.folder / LOGS, say=self.say, stop=self.stop_after_games_in_flight
+            )
+        )
         self._recorded_now: set[str] = set()  # slots recorded by this run (a second delivery is dropped)
         self.plan: Plan = FixedPlan([])
-        self._sprt_pairs_shown = 0
         self._in_flight = 0  # games being played now
         self._game_recorded = trio.Event()  # set (and replaced) whenever a game ends
         self._page_written = 0.0  # monotonic time of the last standings.html, and its cost
@@ -184,35 +136,6 @@ class Tournament:
         self.start_failures = StartFailures(start_failure_limit)
         self.halt: RunStopped | None = None
         """Why no new game may start (the games in flight finish), raised at the end."""
-
-    def _default_executor(self) -> Executor:
-        """The config's executor: here (in this process, or over several referee processes),
-        or on a Dask cluster (only then is Dask imported)."""
-        spec = self.config.executor
-        if spec.dask is None and (spec.processes == 1 or self.config.concurrency == 1):
-            return LocalExecutor(self.settings, self.folder / LOGS, self.config.concurrency, self._cores())
-        if spec.dask is None:
-            from referee.tournament.executors.processes import ProcessExecutor
-
-            return ProcessExecutor(
-                self.settings,
-                self.folder / LOGS,
-                self.config.concurrency,
-                spec.processes,
-                say=self.say,
-                stop=self.stop_after_games_in_flight,
-                cores=self._cores(),
-            )
-        from referee.tournament.executors.dask_cluster import DaskExecutor
-
-        return DaskExecutor(
-            self.settings,
-            spec.dask,
-            self.folder / LOGS,
-            say=self.say,
-            stop=self.stop_after_games_in_flight,
-            batch_size=spec.batch,
-        )
 
     # -- output ----------------------------------------------------------------------------
     def say(self, text: str, *, always: bool = False) -> None:
@@ -235,17 +158,15 @@ class Tournament:
             self.say(f"stopping: {reason}; the games in progress finish first", always=True)
 
     def standings(self, bootstrap: int | None = None, records: list[GameSummary] | None = None) -> Standings:
+        test = self.plan.test()
         st = standings(
             latest_records(self.records if records is None else records),
             self.config.bot_names,
             anchor=self.config.elo.anchor,
             anchor_rating=self.config.elo.anchor_rating,
             bootstrap=self.bootstrap if bootstrap is None else bootstrap,
+            sprt=None if test is None else SprtStanding(test.status, test.candidate, test.words),
         )
-        if isinstance(self.plan, SprtSchedule):
-            status = self.plan.status()
-            st.sprt = status.to_json()
-            st.sprt_words = status.words(capped=self.plan.capped)
         return st
 
     # -- the run -----------------------------------------------------------------------------
@@ -257,14 +178,7 @@ class Tournament:
                 # Checked before the manifest is written, so a refused adoption leaves the
                 # folder as it was.
                 found = self.results.summaries().records
-                if config.schedule.kind is ScheduleKind.ADAPTIVE:
-                    # Its slots' bots are chosen as it goes: the plan itself checks them.
-                    try:
-                        make_plan(config, found)
-                    except ValueError as exc:
-                        raise ResultsError(f"{self.folder}: cannot adopt these results: {exc}") from None
-                else:
-                    check_adopted(found, every_game(config), self.folder)
+                check_adopted(config.make_plan().misfits(found), self.folder)
                 self.say(f"adopting {len(found)} game(s) found without a manifest", always=True)
             check_manifest(config, self.folder, adopt=self.adopt)
             loaded = self.results.repair()
@@ -277,22 +191,17 @@ class Tournament:
                 )
             self.records = loaded.records
             played = [r for r in latest_records(self.records) if not r.is_void]
-            done = {r.slot for r in played}
-            plan = self.plan = make_plan(config, played)
-            to_play: int | None  # games to play; None: the plan decides as it goes
-            if isinstance(plan, FixedPlan):
-                pending = list(plan.games(done))
-                games: Iterator[ScheduledGame] = iter(pending)
-                resumed, to_play = plan.total - len(pending), len(pending)
-            else:
-                sprt_games = plan.games(done)
-                games = sprt_games
-                resumed, to_play = len(done), (None if sprt_games.available() else 0)
-            progress = Progress(total=plan.total, resumed=resumed)
+            try:
+                plan = self.plan = config.make_plan(played)
+            except ValueError as exc:  # recorded games that cannot be this plan's
+                raise ResultsError(f"{shown(self.results.path)}: {exc}") from None
+            games = plan.games({r.slot for r in played})
+            # Games to play; None: the plan decides as it goes.
+            to_play = games.remaining if games.available() else 0
+            progress = Progress(total=plan.total, resumed=games.resumed)
             self._header(progress)
             (self.folder / LOGS).mkdir(exist_ok=True)
-            workers = to_play != 0
-            if workers:
+            if to_play != 0:
                 try:
                     await self._play(games, to_play, progress)
                 except BaseExceptionGroup as group:
@@ -310,14 +219,10 @@ class Tournament:
                 and page.stat().st_mtime >= self.results.path.stat().st_mtime
             )
             if not current:  # a resume that played nothing keeps a page newer than the results
-                await trio.to_thread.run_sync(self._write_page, st, progress, running and workers)
+                await trio.to_thread.run_sync(self._write_page, st, progress, running and to_play != 0)
         interrupted = self.stopping
-        for line in self.executor.summary():
+        for line in [*self.executor.summary(), *plan.end_lines()]:
             self.say(line, always=True)
-        if isinstance(plan, SprtSchedule):
-            status = plan.status()
-            self.say(f"SPRT: {status.line(plan.wdl)}", always=True)
-            self.say(f"SPRT: {status.words(capped=plan.capped)}", always=True)
         if self.halt is not None and not interrupted:
             raise RunStopped(
                 f"{self.halt}. The run stopped after {progress.done} of {progress.total} games; every "
@@ -334,81 +239,15 @@ class Tournament:
             folder=self.folder,
         )
 
-    def _cores(self) -> CorePlan | None:
-        """The affinity plan of a run in this process (None: no pinning)."""
-        cpus = self.config.affinity
-        if not cpus:
-            return None
-        return CorePlan.of(sorted(cpus), self.config.concurrency)
-
-    def _cpu_lines(self) -> list[str]:
-        """The header's lines about CPUs: the affinity plan or why it is not used, and a
-        warning when more bots think at once than there are cores for them."""
-        c = self.config
-        lines = []
-        executor = self.executor
-        # The executors on this machine (here, referee processes) carry the plan; Dask none.
-        cores: CorePlan | None = getattr(executor, "cores", None)
-        local = c.executor.dask is None
-        if c.affinity is not None:
-            if not c.affinity:
-                lines.append("note: affinity ignored: this platform cannot pin processes to CPUs")
-            elif not local:
-                lines.append("note: affinity ignored: it applies to games on this machine (not on a cluster)")
-            elif cores is None:
-                lines.append("note: affinity ignored: it needs at least two CPUs (one for the referee)")
-            else:
-                lines.append(cores.describe())
-        if c.executor.dask is None:
-            # One bot per game thinks at a time (the mover); a bot that ponders counts twice.
-            if cores is not None:
-                usable = len(set().union(*cores.slots))
-            else:
-                cpus = available_cpus()
-                usable = len(cpus) if cpus else (os.cpu_count() or 1)
-            if c.concurrency > usable:
-                lines.append(
-                    f"warning: {c.concurrency} games at once on {usable} CPU core(s) for bots: more bots "
-                    "think at once than there are cores, so each gets a share of a core and the clocks "
-                    f"measure less thinking than on a quiet machine (concurrency {usable} or less keeps "
-                    "them apart; affinity pins them)"
-                )
-        return lines
-
     def _header(self, progress: Progress) -> None:
-        c = self.config
-        tc = c.time_control
-        clock = (
-            f"{tc.per_move:g} s per move"
-            if tc.per_move is not None
-            else f"{tc.main:g} s + {tc.increment:g} s per move"
-        )
-        size = f"{progress.total} games"
-        if c.schedule.kind is ScheduleKind.ADAPTIVE:
-            size = f"{progress.total} games, adaptive (each pair where the ranking is least certain)"
-        if c.schedule.sprt is not None:
-            s = c.schedule.sprt
-            size = (
-                f"SPRT {c.bots[0].name} (candidate) vs {c.bots[1].name} (baseline), "
-                f"[{s.elo0:g}, {s.elo1:g}] {s.model.value}, alpha {s.alpha:g}, beta {s.beta:g}, "
-                f"at most {progress.total} games"
-            )
-        self.say(
-            f"tournament {c.name}: {len(c.bots)} bots, board {c.board_size}, opening {c.opening.kind.value}, "
-            f"{clock}, {size}, {self.executor.describe()}"
-        )
+        self.say(header(self.config, self.plan.describe(), self.executor.describe()))
         self.say(f"results: {shown(self.results.path)}")
-        for line in self._cpu_lines():
+        for line in cpu_lines(self.config, self.executor.cores):
             self.say(line, always=line.startswith("warning"))
-        if c.executor.dask is None and c.executor.processes > 1 and c.concurrency == 1:
-            self.say(
-                f"note: {c.executor.processes} referee processes asked for, but concurrency 1 plays one "
-                "game at a time: in this process"
-            )
         if progress.resumed:
             self.say(f"resuming: {progress.resumed} of {progress.total} games already played")
 
-    async def _play(self, games: Iterator[ScheduledGame], to_play: int | None, progress: Progress) -> None:
+    async def _play(self, games: Pending, to_play: int | None, progress: Progress) -> None:
         """Play the games (``to_play`` of them, None if the plan decides as it goes) on the
         executor: as many worker tasks as it has slots, each taking a batch at a time."""
         games_scope = trio.CancelScope()
@@ -449,14 +288,16 @@ class Tournament:
                 else:
                     os._exit(130)
 
-    async def _worker(self, games: Iterator[ScheduledGame], progress: Progress) -> None:
+    async def _worker(self, games: Pending, progress: Progress) -> None:
         while self.halt is None:
-            batch = list(itertools.islice(games, self.executor.batch_size))
+            batch: list[ScheduledGame] = []
+            while len(batch) < self.executor.batch_size and games.available():
+                batch.append(next(games))
             if not batch:
-                if not self._in_flight or not isinstance(self.plan, SprtSchedule):
+                if not self._in_flight or not self.plan.waits_for_games_in_flight:
                     return
-                # An SPRT that stopped scheduling may go on once the games in flight are
-                # recorded (their results can take the LLR back between the bounds).
+                # The plan may go on once the games in flight are recorded (an SPRT's
+                # results can take the LLR back between the bounds).
                 await self._game_recorded.wait()
                 continue
             self._in_flight += len(batch)
@@ -494,35 +335,21 @@ class Tournament:
         progress.played += 1
         if record.termination is Termination.VOID:
             progress.void += 1
-        self._report(game, record, progress, worker)
-        if isinstance(self.plan, SprtSchedule):
-            self._sprt_line(self.plan, game)
+        line = game_line(game, record, worker)
+        if self.plan.open_ended:  # no "of total" and no ETA towards a cap it will rarely reach
+            self.say(f"[{progress.done}] {line}")
+        else:
+            self.say(f"[{progress.done:>{len(str(progress.total))}}/{progress.total}] {line}")
+            if progress.done < progress.total:
+                self.say(
+                    f"    progress: {progress.done}/{progress.total} games, "
+                    f"elapsed {progress.elapsed()}, ETA {progress.eta()}"
+                )
+        for text in self.plan.after_game(self.standings_every):
+            self.say(text)
         self._game_recorded.set()
         self._game_recorded = trio.Event()
         await self._maybe_standings(progress)
-
-    def _sprt_line(self, plan: SprtSchedule, game: ScheduledGame) -> None:
-        """The test's line whenever a pair completes (every ``standings_every / 2`` pairs)."""
-        every = max(1, self.standings_every // 2)
-        status = plan.status()
-        if status.pairs != self._sprt_pairs_shown and status.pairs % every == 0:
-            self._sprt_pairs_shown = status.pairs
-            self.say(f"    SPRT {status.line(plan.wdl)}")
-
-    def _report(
-        self, game: ScheduledGame, record: GameRecord, progress: Progress, worker: str | None
-    ) -> None:
-        line = game_line(game, record, worker)
-        if isinstance(self.plan, SprtSchedule):
-            # Its length is not known: no ETA towards a cap it will rarely reach.
-            self.say(f"[{progress.done}] {line}")
-            return
-        self.say(f"[{progress.done:>{len(str(progress.total))}}/{progress.total}] {line}")
-        if progress.done < progress.total:
-            self.say(
-                f"    progress: {progress.done}/{progress.total} games, "
-                f"elapsed {progress.elapsed()}, ETA {progress.eta()}"
-            )
 
     async def _maybe_standings(self, progress: Progress) -> None:
         if (
@@ -548,12 +375,8 @@ class Tournament:
     def _write_page(self, st: Standings, progress: Progress, running: bool) -> None:
         """``standings.html`` (blocking: called in a worker thread)."""
         started = time.monotonic()
-        sprt = None
+        test = self.plan.test()
         done, total = progress.done, progress.total
-        if isinstance(self.plan, SprtSchedule):
-            sprt = (self.plan.plan.test, self.plan.plan.candidate)
-            if self.plan.decided is not None:
-                total = done  # decided: that was the whole test
         text = standings_html(
             self.results.path,
             st,
@@ -561,8 +384,8 @@ class Tournament:
             names=self.config.bot_names,
             anchor=self.config.elo.anchor,
             anchor_rating=self.config.elo.anchor_rating,
-            sprt=sprt,
-            progress=(done, total),
+            sprt=None if test is None else (test.test, test.candidate),
+            progress=(done, done if test is not None and test.decided else total),
             running=running,
             summaries=latest_records(self.records),
         )

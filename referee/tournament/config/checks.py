@@ -8,12 +8,11 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from referee.errors import ConfigError
-from referee.play.programs import program_problem
 from referee.tournament.config.values import NAME_PATTERN
 
 MAX_NAME_LENGTH = 64
@@ -33,16 +32,6 @@ def dask_address(value: object) -> str | None:
     if match is None or (match.group(1) is None and match.group(3) is None):
         return None
     return value
-
-
-def program_error(program: str, cwd: Path, env: Mapping[str, str] | None = None) -> str | None:
-    """Why a bot's program cannot be started (:func:`~referee.play.programs.program_problem`),
-    or None; a folder on the way that we may not look into is a reason too, not a crash."""
-    try:
-        return program_problem(program, cwd, env)
-    except OSError as exc:
-        where = f" ({exc.filename})" if exc.filename else ""
-        return f"cannot access the program {_short_repr(program)}{where}: {exc.strerror or exc}"
 
 
 def _short_repr(value: object, limit: int = SHOWN_VALUE) -> str:

@@ -24,7 +24,6 @@ from referee.tournament.config.checks import MAX_NAME_LENGTH, FieldChecks, _join
 from referee.tournament.config.values import (
     DEFAULT_BATCH,
     DEFAULT_BOARD_SIZE,
-    DEFAULT_GAMES_PER_PAIR,
     DEFAULT_LOG_MAX_PER_BOT,
     DEFAULT_LOG_MAX_PER_GAME,
     DEFAULT_RANDOM_SEED,
@@ -35,8 +34,9 @@ from referee.tournament.config.values import (
     ExecutorSpec,
     LogSpec,
     OpeningSpec,
-    ScheduleSpec,
 )
+from referee.tournament.plans.fixed import DEFAULT_GAMES_PER_PAIR
+from referee.tournament.plans.kinds import ScheduleSpec
 
 T = TypeVar("T")
 

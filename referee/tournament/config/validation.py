@@ -14,13 +14,12 @@ import math
 import os
 import re
 import shlex
-from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
 from referee.play.cpu import available_cpus, describe_cpus, parse_cpus
+from referee.play.programs import program_problem
 from referee.play.spec import OpeningKind, TimeControl
-from referee.ratings.sprt import Model, Sprt
 from referee.tournament.config import keys
 from referee.tournament.config.checks import (
     MAX_NAME_LENGTH,
@@ -28,33 +27,24 @@ from referee.tournament.config.checks import (
     _describe,
     _short_repr,
     dask_address,
-    program_error,
 )
 from referee.tournament.config.openings import random_openings, read_book
 from referee.tournament.config.values import (
-    DEFAULT_GAMES_PER_PAIR,
-    DEFAULT_SPRT_MAX_GAMES,
     NAME_PATTERN,
     BotSpec,
     EloSpec,
     ExecutorSpec,
     LogSpec,
     OpeningSpec,
-    ScheduleKind,
-    ScheduleSpec,
     TournamentConfig,
 )
+from referee.tournament.plans.kinds import ScheduleSpec, parse_schedule
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 MAX_SCHEDULE_GAMES = 1_000_000
 """Games in a schedule: rounds x games_per_pair x pairings. A config is written by a person,
 so past this it is a mistake, refused before it costs memory or time."""
-
-# The schedule's keys, per kind (the plans will own them).
-_SCHEDULE_KEYS = ("kind", "games_per_pair", "rounds", "challengers")
-_SPRT_KEYS = ("kind", "elo0", "elo1", "alpha", "beta", "model", "max_games")
-_ADAPTIVE_KEYS = ("kind", "games", "floor")
 
 
 class ConfigParser(FieldChecks):
@@ -153,100 +143,8 @@ class ConfigParser(FieldChecks):
         )
 
     def schedule(self, value: object, names: tuple[str, ...]) -> ScheduleSpec:
-        if isinstance(value, Mapping) and value.get("kind") == ScheduleKind.SPRT.value:
-            return self.sprt(value, names)
-        if isinstance(value, Mapping) and value.get("kind") == ScheduleKind.ADAPTIVE.value:
-            return self.adaptive(value, names)
-        spec = self.mapping(value, "schedule", _SCHEDULE_KEYS)
-        kind = ScheduleKind.ROUND_ROBIN
-        if "kind" in spec:
-            text = self.string(spec["kind"], "schedule.kind")
-            try:
-                kind = ScheduleKind(text)
-            except ValueError:
-                self.fail(
-                    "schedule.kind",
-                    f"expected 'round_robin', 'gauntlet', 'sprt' or 'adaptive', got {_short_repr(text)}",
-                )
-        games = DEFAULT_GAMES_PER_PAIR
-        if "games_per_pair" in spec:
-            games = self.integer(spec["games_per_pair"], "schedule.games_per_pair", minimum=1)
-            if games % 2:
-                self.fail(
-                    "schedule.games_per_pair",
-                    f"expected an even number (each pair plays both sides of every start), got {games}",
-                )
-        rounds = self.integer(spec["rounds"], "schedule.rounds", minimum=1) if "rounds" in spec else 1
-        challengers: tuple[str, ...] = ()
-        if kind is ScheduleKind.GAUNTLET:
-            challengers = self.challengers(spec.get("challengers"), names)
-        elif "challengers" in spec:
-            self.fail("schedule.challengers", "only allowed with kind: gauntlet")
-        if kind is ScheduleKind.GAUNTLET:
-            pairs = len(challengers) * (len(names) - len(challengers))
-        else:
-            pairs = len(names) * (len(names) - 1) // 2
-        total = pairs * games * rounds
-        if total > MAX_SCHEDULE_GAMES:
-            key = "schedule.rounds" if rounds >= games else "schedule.games_per_pair"
-            self.fail(
-                key,
-                f"the schedule would have {total:,} games ({pairs:,} pairings x {games:,} games per pair "
-                f"x {rounds:,} rounds); the most a tournament can have is {MAX_SCHEDULE_GAMES:,}",
-            )
-        return ScheduleSpec(kind, games, rounds, challengers)
-
-    def sprt(self, value: Mapping[str, object], names: tuple[str, ...]) -> ScheduleSpec:
-        """``{kind: sprt, elo0, elo1, alpha, beta, model, max_games}`` with exactly two bots:
-        the first listed is the candidate, the second the baseline."""
-        spec = self.mapping(value, "schedule", _SPRT_KEYS)
-        if len(names) != 2:
-            self.fail(
-                "bots",
-                "an SPRT is between exactly two bots (the candidate first, then the baseline), "
-                f"got {len(names)}",
-            )
-        for required in ("elo0", "elo1"):
-            if required not in spec:
-                self.fail(f"schedule.{required}", "missing (an SPRT needs elo0 and elo1)")
-        elo0, elo1 = (self.elo_value(spec[k], f"schedule.{k}") for k in ("elo0", "elo1"))
-        if not elo0 < elo1:
-            self.fail("schedule.elo1", f"expected elo1 above elo0, got [{elo0:g}, {elo1:g}]")
-        alpha, beta = (self.probability(spec.get(k, 0.05), f"schedule.{k}") for k in ("alpha", "beta"))
-        if alpha + beta >= 1:
-            self.fail("schedule.beta", f"expected alpha + beta below 1, got {alpha:g} + {beta:g}")
-        model = Model.NORMALIZED
-        if "model" in spec:
-            text = self.string(spec["model"], "schedule.model")
-            try:
-                model = Model(text)
-            except ValueError:
-                self.fail("schedule.model", f"expected 'normalized' or 'logistic', got {_short_repr(text)}")
-        max_games = DEFAULT_SPRT_MAX_GAMES
-        if "max_games" in spec:
-            max_games = self.integer(
-                spec["max_games"], "schedule.max_games", minimum=2, maximum=MAX_SCHEDULE_GAMES
-            )
-            if max_games % 2:
-                self.fail(
-                    "schedule.max_games", f"expected an even number (games come in pairs), got {max_games}"
-                )
-        test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta, model=model)
-        return ScheduleSpec(ScheduleKind.SPRT, sprt=test, max_games=max_games)
-
-    def adaptive(self, value: Mapping[str, object], names: tuple[str, ...]) -> ScheduleSpec:
-        """``{kind: adaptive, games: N, floor: F}``: N games (even), each next pair where
-        it buys the most certainty about the ranking, after F games per bot."""
-        spec = self.mapping(value, "schedule", _ADAPTIVE_KEYS)
-        if "games" not in spec:
-            self.fail("schedule.games", "missing (an adaptive run needs its game budget)")
-        games = self.integer(spec["games"], "schedule.games", minimum=2, maximum=MAX_SCHEDULE_GAMES)
-        if games % 2:
-            self.fail("schedule.games", f"expected an even number (games come in pairs), got {games}")
-        floor = None
-        if "floor" in spec:
-            floor = self.integer(spec["floor"], "schedule.floor", minimum=0)
-        return ScheduleSpec(ScheduleKind.ADAPTIVE, adaptive_games=games, adaptive_floor=floor)
+        """Each kind parses its own keys (:mod:`referee.tournament.plans`)."""
+        return parse_schedule(self, value, names)
 
     def challengers(self, value: object, names: tuple[str, ...]) -> tuple[str, ...]:
         key = "schedule.challengers"
@@ -311,7 +209,7 @@ class ConfigParser(FieldChecks):
             env = spec.get(keys.ENV, self.env)
             command = spec.get(keys.COMMAND, self.command)
             if self.check_programs:
-                problem = program_error(command[0], cwd, env)
+                problem = program_problem(command[0], cwd, env)
                 if problem is not None:
                     self.fail(f"{path}.command", problem)
             bots.append(BotSpec(name, command, cwd, MappingProxyType(env)))

@@ -21,19 +21,24 @@ no process and needs neither YAML nor trio.
 
 from __future__ import annotations
 
-import enum
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from referee.play.spec import Opening, OpeningKind, TimeControl
-from referee.ratings.sprt import Sprt
+from referee.play.records import GameSummary
+from referee.play.spec import (
+    DEFAULT_COMMAND_TIMEOUT,
+    DEFAULT_STARTUP_TIMEOUT,
+    Opening,
+    OpeningKind,
+    TimeControl,
+)
+from referee.tournament.plans.kinds import ScheduleSpec
+from referee.tournament.plans.plan import Field, Plan
 
 DEFAULT_BOARD_SIZE = 7
-DEFAULT_GAMES_PER_PAIR = 2
-DEFAULT_SPRT_MAX_GAMES = 100_000
 DEFAULT_RANDOM_SEED = 0
 DEFAULT_LOG_MAX_PER_GAME = 1 << 20
 DEFAULT_LOG_MAX_PER_BOT = 100 << 20
@@ -43,13 +48,6 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 # --------------------------------------------------------------------------- value objects
-
-
-class ScheduleKind(str, enum.Enum):
-    ROUND_ROBIN = "round_robin"
-    GAUNTLET = "gauntlet"
-    SPRT = "sprt"
-    ADAPTIVE = "adaptive"
 
 
 @dataclass(frozen=True)
@@ -64,27 +62,6 @@ class OpeningSpec:
     count: int | None = None
     seed: int | None = None
     random_turns: int = 0
-
-
-@dataclass(frozen=True)
-class ScheduleSpec:
-    """``round_robin``: every pair of bots meets. ``gauntlet``: each challenger meets every
-    bot that is not a challenger (challengers do not meet each other). Each meeting is
-    ``games_per_pair`` games (even, so colours and setups balance) per round."""
-
-    kind: ScheduleKind = ScheduleKind.ROUND_ROBIN
-    games_per_pair: int = DEFAULT_GAMES_PER_PAIR
-    rounds: int = 1
-    challengers: tuple[str, ...] = ()
-    sprt: Sprt | None = None
-    """``sprt``: the test (the first bot listed is the candidate, the second the baseline);
-    ``max_games`` caps it."""
-    max_games: int = DEFAULT_SPRT_MAX_GAMES
-    adaptive_games: int = 0
-    """``adaptive``: the game budget (each next pair where it buys the most certainty about
-    the ranking); ``adaptive_floor`` the games every bot plays first (None: one pair
-    against every other bot)."""
-    adaptive_floor: int | None = None
 
 
 @dataclass(frozen=True)
@@ -156,10 +133,26 @@ class TournamentConfig:
     """The CPUs to pin the referee and the bots to (``affinity``), None for no pinning; an
     empty set where it was asked for on a platform that cannot pin (the run says so). Not
     part of the fingerprint: it changes where games run, not what they are."""
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+    """Seconds a bot has to start and answer its handshake (``vastuz match --startup-timeout``).
+    Not part of the fingerprint: it decides whether a bot starts, not what a game is."""
+    command_timeout: float = DEFAULT_COMMAND_TIMEOUT
+    """Seconds a bot has for a command that is not a decision; fingerprinted when not the
+    default (a game played with another is another game)."""
 
     @property
     def bot_names(self) -> tuple[str, ...]:
         return tuple(bot.name for bot in self.bots)
+
+    @property
+    def field(self) -> Field:
+        """What the schedule deals out: the bots in config order and the openings."""
+        return Field(self.bot_names, self.opening.kind, self.opening.openings)
+
+    def make_plan(self, recorded: Iterable[GameSummary] = ()) -> Plan:
+        """The schedule's plan, given the games already recorded (see
+        :meth:`~referee.tournament.plans.plan.ScheduleSpec.make_plan`)."""
+        return self.schedule.make_plan(self.field, recorded)
 
     def bot(self, name: str) -> BotSpec:
         for bot in self.bots:
@@ -185,30 +178,13 @@ class TournamentConfig:
                 "kind": self.opening.kind.value,
                 "openings": [[o.black, o.white, list(o.turns)] for o in self.opening.openings],
             },
-            "schedule": {
-                "kind": self.schedule.kind.value,
-                "games_per_pair": self.schedule.games_per_pair,
-                "challengers": list(self.schedule.challengers),
-                **(
-                    {"games": self.schedule.adaptive_games, "floor": self.schedule.adaptive_floor}
-                    if self.schedule.kind is ScheduleKind.ADAPTIVE
-                    else {}
-                ),
-                **(
-                    {}
-                    if self.schedule.sprt is None
-                    else {
-                        "sprt": {
-                            "elo0": self.schedule.sprt.elo0,
-                            "elo1": self.schedule.sprt.elo1,
-                            "alpha": self.schedule.sprt.alpha,
-                            "beta": self.schedule.sprt.beta,
-                            "model": self.schedule.sprt.model.value,
-                            "max_games": self.schedule.max_games,
-                        }
-                    }
-                ),
-            },
+            "schedule": self.schedule.fingerprint(),
+            # Only when set: the folders of earlier runs have no such key and still resume.
+            **(
+                {}
+                if self.command_timeout == DEFAULT_COMMAND_TIMEOUT
+                else {"command_timeout": self.command_timeout}
+            ),
             "bots": [
                 {
                     "name": bot.name,

@@ -22,12 +22,20 @@ from pathlib import Path
 import trio
 
 from referee.play.command import BotCommand
+from referee.play.options import BotOptions
+from referee.play.process import BotProcess
 from referee.play.programs import program_problem
 from referee.play.records import GameRecord, SlotInfo, parse_line
-from referee.play.spec import GameSpec, OpeningKind, TimeControl
+from referee.play.spec import (
+    DEFAULT_COMMAND_TIMEOUT,
+    DEFAULT_STARTUP_TIMEOUT,
+    GameSpec,
+    OpeningKind,
+    TimeControl,
+)
 from referee.tournament.config.values import TournamentConfig
 from referee.tournament.executors.pool import BotPool, Starts
-from referee.tournament.plans.fixed import ScheduledGame
+from referee.tournament.slots import ScheduledGame
 
 STOP_POLL_SECONDS = 1.0
 """How often a batch asks whether the run was stopped (a cluster worker's Ctrl-C)."""
@@ -46,6 +54,8 @@ class GameSettings:
     log_max_per_game: int
     log_max_per_bot: int
     transcripts: bool = False
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+    command_timeout: float = DEFAULT_COMMAND_TIMEOUT
 
     @classmethod
     def of(cls, config: TournamentConfig, transcripts: bool) -> GameSettings:
@@ -57,6 +67,8 @@ class GameSettings:
             log_max_per_game=config.logs.max_per_game,
             log_max_per_bot=config.logs.max_per_bot,
             transcripts=transcripts,
+            startup_timeout=config.startup_timeout,
+            command_timeout=config.command_timeout,
         )
 
     def pool(self, nursery: trio.Nursery, log_dir: Path) -> BotPool:
@@ -66,8 +78,11 @@ class GameSettings:
             log_dir,
             self.transcripts,
             log_max_per_bot=self.log_max_per_bot,
-            board_size=self.board_size,
-            log_cap=self.log_max_per_game,
+            options=BotOptions(
+                board_size=self.board_size,
+                log_cap=self.log_max_per_game,
+                startup_timeout=self.startup_timeout,
+            ),
         )
 
     def spec(self, game: ScheduledGame) -> GameSpec:
@@ -76,6 +91,7 @@ class GameSettings:
             opening=game.mode,
             setup=game.opening if game.mode in (OpeningKind.BOOK, OpeningKind.RANDOM) else None,
             time_control=self.time_control,
+            command_timeout=self.command_timeout,
             game_id=game.slot,
         )
 
@@ -245,8 +261,9 @@ async def probe(settings: GameSettings, timeout: float | None = None) -> list[st
         if missing is not None:
             problems[name] = missing
             return
-        options = {} if timeout is None else {"startup_timeout": timeout}
-        bot = settings.commands[name].process(board_size=settings.board_size, **options)
+        startup_timeout = settings.startup_timeout if timeout is None else timeout
+        options = BotOptions(board_size=settings.board_size, startup_timeout=startup_timeout)
+        bot = BotProcess.of(settings.commands[name], options)
         async with trio.open_nursery() as nursery:
             try:
                 await bot.start(nursery)

@@ -39,7 +39,7 @@ from referee.play.logs import CappedLog, LogBudget
 from referee.tournament.config.values import DEFAULT_BATCH
 from referee.tournament.executors.batch import BatchRefused, BatchResult, GameSettings, run_batch, run_probe
 from referee.tournament.executors.local import Deliver
-from referee.tournament.plans.fixed import ScheduledGame
+from referee.tournament.slots import ScheduledGame
 
 try:
     import distributed
@@ -133,9 +133,11 @@ class DaskExecutor:
     def slots(self) -> int:
         return max(1, sum(self.workers.values()))
 
+    cores = None  # games on a cluster's workers are not pinned
+
     def describe(self) -> str:
-        if not self.workers:
-            return f"Dask scheduler {self.address}"
+        if not self.workers:  # before it connects (the header of ``--check``)
+            return f"on the Dask cluster at {self.address} (batches of {self.batch_size})"
         return (
             f"Dask {self.address}: {len(self.workers)} worker(s), {sum(self.workers.values())} thread(s), "
             f"batches of {self.batch_size} game(s)"

@@ -25,7 +25,7 @@ import trio
 from referee.play.cpu import CorePlan
 from referee.tournament.executors.batch import GameSettings, Played, play_scheduled
 from referee.tournament.executors.pool import BotPool
-from referee.tournament.plans.fixed import ScheduledGame
+from referee.tournament.slots import ScheduledGame
 
 Deliver = Callable[[Played, str | None], Awaitable[None]]
 """The runner's callback for a finished game: the game with its record, and the name of
@@ -41,6 +41,11 @@ class Executor(Protocol):
     @property
     def batch_size(self) -> int:
         """Games per batch (the runner asks the plan for this many at a time)."""
+        ...
+
+    @property
+    def cores(self) -> CorePlan | None:
+        """The affinity plan its games on this machine follow (None: not pinned)."""
         ...
 
     def describe(self) -> str:
@@ -78,13 +83,17 @@ class LocalExecutor:
         self.settings = settings
         self.log_dir = log_dir
         self.concurrency = concurrency
-        self.cores = cores  # affinity: the core kept for the referee, and each game slot's
+        self._cores = cores  # affinity: the core kept for the referee, and each game slot's
         self.pool: BotPool | None = None
         self._free_slots = list(range(concurrency - 1, -1, -1))  # game slots not playing now
 
     @property
     def slots(self) -> int:
         return self.concurrency
+
+    @property
+    def cores(self) -> CorePlan | None:
+        return self._cores
 
     def describe(self) -> str:
         return f"concurrency {self.concurrency}"

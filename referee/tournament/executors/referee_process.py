@@ -33,7 +33,7 @@ import trio
 from referee.tournament.executors.batch import GameSettings, play_scheduled
 from referee.tournament.executors.frames import FrameReader, encode
 from referee.tournament.executors.pool import BotPool
-from referee.tournament.plans.fixed import ScheduledGame
+from referee.tournament.slots import ScheduledGame
 
 
 async def serve(commands_fd: int, answers_fd: int) -> None:

@@ -50,15 +50,74 @@ import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
 from referee.ratings.fit import fit_strengths, sigmoid, strongly_connected, with_prior
-from referee.tournament.plans.fixed import PairKeys, ScheduledGame
+from referee.tournament.plans.plan import Checks, Field, TestView, even
+from referee.tournament.slots import PairKeys, ScheduledGame, colour_reversed
 
 PAIRS = PairKeys("ad-")
 pair_key = PAIRS.key
 pair_number = PAIRS.number
+
+
+@dataclass(frozen=True)
+class AdaptiveSpec:
+    """``{kind: adaptive, games: N, floor: F}``: a budget of ``games`` (even), each next
+    pair where it buys the most certainty about the ranking, after ``floor`` games per bot
+    (None: one colour-reversed pair against every other bot)."""
+
+    kind: ClassVar[str] = "adaptive"
+    games: int
+    floor: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.games < 2 or self.games % 2:
+            raise ValueError("games must be a positive even number (games come in pairs)")
+        if self.floor is not None and self.floor < 0:
+            raise ValueError("floor must not be negative")
+
+    def fingerprint(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "games_per_pair": 2,
+            "challengers": [],
+            "games": self.games,
+            "floor": self.floor,
+        }
+
+    @classmethod
+    def parse(cls, checks: Checks, value: object, names: tuple[str, ...]) -> AdaptiveSpec:
+        spec = checks.mapping(value, "schedule", ("kind", "games", "floor"))
+        if "games" not in spec:
+            checks.fail("schedule.games", "missing (an adaptive run needs its game budget)")
+        games = even(checks, spec["games"], "schedule.games", "games come in pairs")
+        floor = checks.integer(spec["floor"], "schedule.floor", minimum=0) if "floor" in spec else None
+        return AdaptiveSpec(games, floor)
+
+    @staticmethod
+    def from_fingerprint(data: dict[str, object]) -> AdaptiveSpec:
+        games, floor = data["games"], data["floor"]
+        if type(games) is not int or not (floor is None or type(floor) is int):
+            raise TypeError("its games or floor are not integers")
+        return AdaptiveSpec(games, floor)
+
+    def test(self, field: Field, recorded: Iterable[GameSummary]) -> TestView | None:
+        return None
+
+    def plan(self, field: Field) -> AdaptivePlan:
+        return AdaptivePlan(field.names, field.mode, field.openings, games=self.games, floor=self.floor)
+
+    def check(self, field: Field) -> None:
+        self.plan(field)
+
+    def describe(self, field: Field) -> str:
+        return AdaptiveSchedule(self.plan(field)).describe()
+
+    def make_plan(self, field: Field, recorded: Iterable[GameSummary] = ()) -> AdaptiveSchedule:
+        return AdaptiveSchedule(self.plan(field), recorded)
 
 
 @dataclass(frozen=True)
@@ -75,10 +134,7 @@ class AdaptivePlan:
     def __post_init__(self) -> None:
         if len(self.bots) < 2 or len(set(self.bots)) != len(self.bots):
             raise ValueError("an adaptive run needs at least two different bots")
-        if self.games < 2 or self.games % 2:
-            raise ValueError("games must be a positive even number (games come in pairs)")
-        if self.floor is not None and self.floor < 0:
-            raise ValueError("floor must not be negative")
+        AdaptiveSpec(self.games, self.floor)  # the budget's invariants, checked there
         if self.mode in (OpeningKind.BOOK, OpeningKind.RANDOM) and not self.openings:
             raise ValueError(f"a {self.mode.value} adaptive run needs at least one opening")
 
@@ -88,28 +144,24 @@ class AdaptivePlan:
 
     def pair(self, number: int, a: str, b: str) -> tuple[ScheduledGame, ScheduledGame]:
         """The two games of pair ``number`` (from 1) between ``a`` and ``b``."""
-        fixed = self.mode in (OpeningKind.BOOK, OpeningKind.RANDOM)
-        opening = self.openings[(number - 1) % len(self.openings)] if fixed else None
         key = pair_key(number)
-        return tuple(  # type: ignore[return-value]
-            ScheduledGame(
-                slot=f"{key}-{k + 1}",
-                index=2 * (number - 1) + k,
-                round=1,
-                pair=(a, b),
-                game=k + 1,
-                mode=self.mode,
-                first=first,
-                second=second,
-                pair_key=key,
-                opening=opening,
-            )
-            for k, (first, second) in enumerate(((a, b), (b, a)))
+        return colour_reversed(
+            a,
+            b,
+            mode=self.mode,
+            pair_key=key,
+            slot=key + "-{}",
+            index=2 * (number - 1),
+            opening=Field(self.bots, self.mode, self.openings).opening(number - 1),
         )
 
 
 class AdaptiveSchedule:
-    """The run's state (who met whom, with what result) and the pair it asks for next."""
+    """The run's state (who met whom, with what result) and the pair it asks for next (a
+    :class:`~.plan.Plan`)."""
+
+    open_ended = False
+    waits_for_games_in_flight = False
 
     def __init__(self, plan: AdaptivePlan, recorded: Iterable[GameSummary] = ()) -> None:
         self.plan = plan
@@ -302,6 +354,32 @@ class AdaptiveSchedule:
         self._assign(number, a, b)
         return self.plan.pair(number, a, b)
 
+    # ------------------------------------------------------------------ what it says
+    def describe(self) -> str:
+        return f"{self.total} games, adaptive (each pair where the ranking is least certain)"
+
+    def after_game(self, every: int) -> list[str]:
+        return []
+
+    def end_lines(self) -> list[str]:
+        return []
+
+    def test(self) -> TestView | None:
+        return None
+
+    def misfits(self, found: Iterable[GameSummary]) -> list[str]:
+        """Its slots' bots are chosen as it goes: a found game fits if the state takes it."""
+        fresh = AdaptiveSchedule(self.plan)
+        wrong = []
+        for summary in found:
+            try:
+                if pair_number(summary.pair_key) is None or summary.slot[-2:] not in ("-1", "-2"):
+                    raise ValueError(summary.slot)
+                fresh.record(summary)
+            except ValueError:
+                wrong.append(f"{summary.slot} ({summary.labels[0]} vs {summary.labels[1]})")
+        return wrong
+
     # ------------------------------------------------------------------ what to play
     def games(self, done: set[str]) -> AdaptiveGames:
         """The games still to play (see :class:`AdaptiveGames`): first the missing games of
@@ -314,8 +392,11 @@ class AdaptiveGames:
     """The iterator the runner's workers pull games from (re-askable like
     :class:`~referee.tournament.plans.sprt.SprtGames`)."""
 
+    remaining = None  # decided as it goes
+
     def __init__(self, schedule: AdaptiveSchedule, done: set[str]) -> None:
         self.schedule = schedule
+        self.resumed = len(done)
         self.pending = [
             game
             for number in sorted(schedule.pairs)

@@ -3,8 +3,8 @@
 No I/O and no randomness: the same config always gives the same list, so a resumed run can
 match its recorded games to slots by their ids.
 
-How a game is described (``ScheduledGame``): ``first`` and ``second`` are the two bots.
-Their meaning depends on the opening mode:
+How a game is described (:class:`~referee.tournament.slots.ScheduledGame`): ``first`` and
+``second`` are the two bots. Their meaning depends on the opening mode:
 
 * ``pie``: ``first`` makes the two-stone setup, ``second`` chooses a colour. Colours are
   not known before the game.
@@ -27,83 +27,176 @@ rounds: adding rounds appends games and leaves existing slots unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
+from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
-from referee.tournament.config.values import ScheduleKind, ScheduleSpec, TournamentConfig
+from referee.tournament.plans.plan import MAX_SCHEDULE_GAMES, Checks, Field, TestView, misfits_of
+from referee.tournament.slots import ScheduledGame, colour_reversed
+
+DEFAULT_GAMES_PER_PAIR = 2
+
+
+def _check_games_per_pair(games_per_pair: int, rounds: int) -> None:
+    if games_per_pair < 2 or games_per_pair % 2:
+        raise ValueError("games_per_pair must be a positive even number")
+    if rounds < 1:
+        raise ValueError("rounds must be at least 1")
 
 
 @dataclass(frozen=True)
-class ScheduledGame:
-    """One game to play. ``slot`` is a unique, stable id such as ``r1-random+greedy-03``
-    (round, the pair as scheduled, game number within the pair in that round); ``+`` cannot
-    occur in bot names, so the id is unambiguous and safe in file names. ``index`` is the
-    position in the whole schedule (0-based)."""
+class RoundRobinSpec:
+    """``{kind: round_robin}``: every pair of bots meets, ``games_per_pair`` games (even, so
+    colours and setups balance) per round."""
 
-    slot: str
-    index: int
-    round: int
-    pair: tuple[str, str]
-    game: int
-    mode: OpeningKind
-    first: str
-    second: str
-    pair_key: str
-    opening: Opening | None = None
+    kind: ClassVar[str] = "round_robin"
+    games_per_pair: int = DEFAULT_GAMES_PER_PAIR
+    rounds: int = 1
 
-    @property
-    def bots(self) -> tuple[str, str]:
-        return (self.first, self.second)
+    def __post_init__(self) -> None:
+        _check_games_per_pair(self.games_per_pair, self.rounds)
 
-    @property
-    def black(self) -> str:
-        """Black's bot; undefined for a pie game, where the chooser decides colours."""
-        self._require_fixed_colours()
-        return self.first
+    def pairings(self, names: Sequence[str]) -> list[tuple[str, str]]:
+        """All pairs, in config order within each, circle-method order between them."""
+        return _circle_pairs(list(names))
 
-    @property
-    def white(self) -> str:
-        self._require_fixed_colours()
-        return self.second
+    def fingerprint(self) -> dict[str, object]:
+        # ``rounds`` is left out on purpose: a finished tournament may be extended.
+        return {"kind": self.kind, "games_per_pair": self.games_per_pair, "challengers": []}
 
-    @property
-    def setup_maker(self) -> str:
-        """The bot that places the pie-rule stones (pie games only)."""
-        self._require_pie()
-        return self.first
+    @classmethod
+    def parse(cls, checks: Checks, value: object, names: tuple[str, ...]) -> FixedSpec:
+        return _parse(checks, value, names)
 
-    @property
-    def chooser(self) -> str:
-        """The bot that chooses its colour after the setup (pie games only)."""
-        self._require_pie()
-        return self.second
+    @staticmethod
+    def from_fingerprint(data: dict[str, object]) -> RoundRobinSpec:
+        return RoundRobinSpec(_int(data["games_per_pair"]))
 
-    def _require_fixed_colours(self) -> None:
-        if self.mode is OpeningKind.PIE:
-            raise ValueError(f"{self.slot}: colours of a pie game are chosen during the game")
+    def test(self, field: Field, recorded: Iterable[GameSummary]) -> TestView | None:
+        return None
 
-    def _require_pie(self) -> None:
-        if self.mode is not OpeningKind.PIE:
-            raise ValueError(f"{self.slot}: a {self.mode.value} game has no pie setup")
+    def check(self, field: Field) -> None:
+        self.pairings(field.names)
+
+    def describe(self, field: Field) -> str:
+        return f"{len(schedule_games(field.names, self, field.mode, field.openings))} games"
+
+    def make_plan(self, field: Field, recorded: Iterable[GameSummary] = ()) -> FixedPlan:
+        return FixedPlan(schedule_games(field.names, self, field.mode, field.openings))
 
 
-def build_schedule(config: TournamentConfig) -> list[ScheduledGame]:
-    """The full schedule of a validated config."""
-    return schedule_games(config.bot_names, config.schedule, config.opening.kind, config.opening.openings)
+@dataclass(frozen=True)
+class GauntletSpec:
+    """``{kind: gauntlet, challengers: [...]}``: each challenger meets every bot that is
+    not a challenger (challengers do not meet each other)."""
 
+    kind: ClassVar[str] = "gauntlet"
+    games_per_pair: int = DEFAULT_GAMES_PER_PAIR
+    rounds: int = 1
+    challengers: tuple[str, ...] = ()
 
-def pairings(names: Sequence[str], spec: ScheduleSpec) -> list[tuple[str, str]]:
-    """The pairs that meet, in schedule order. A round-robin pair is written in config
-    order; a gauntlet pair is ``(challenger, opponent)``."""
-    if spec.kind is ScheduleKind.GAUNTLET:
-        unknown = [c for c in spec.challengers if c not in names]
+    def __post_init__(self) -> None:
+        _check_games_per_pair(self.games_per_pair, self.rounds)
+        if not self.challengers or len(set(self.challengers)) != len(self.challengers):
+            raise ValueError("a gauntlet needs distinct challengers")
+
+    def pairings(self, names: Sequence[str]) -> list[tuple[str, str]]:
+        """``(challenger, opponent)`` pairs, opponent-major: after each sweep every
+        challenger has met the same opponents."""
+        unknown = [c for c in self.challengers if c not in names]
         if unknown:
             raise ValueError(f"challengers not among the bots: {unknown}")
-        opponents = [n for n in names if n not in spec.challengers]
-        # Opponent-major: after each sweep every challenger has met the same opponents.
-        return [(c, o) for o in opponents for c in spec.challengers]
-    return _circle_pairs(list(names))
+        opponents = [n for n in names if n not in self.challengers]
+        if not opponents:
+            raise ValueError("a gauntlet needs at least one bot that is not a challenger")
+        return [(c, o) for o in opponents for c in self.challengers]
+
+    def fingerprint(self) -> dict[str, object]:
+        challengers = list(self.challengers)
+        return {"kind": self.kind, "games_per_pair": self.games_per_pair, "challengers": challengers}
+
+    @classmethod
+    def parse(cls, checks: Checks, value: object, names: tuple[str, ...]) -> FixedSpec:
+        return _parse(checks, value, names)
+
+    @staticmethod
+    def from_fingerprint(data: dict[str, object]) -> GauntletSpec:
+        challengers = data["challengers"]
+        if not isinstance(challengers, list):
+            raise TypeError("its challengers are not a list")
+        return GauntletSpec(_int(data["games_per_pair"]), challengers=tuple(str(c) for c in challengers))
+
+    def test(self, field: Field, recorded: Iterable[GameSummary]) -> TestView | None:
+        return None
+
+    def check(self, field: Field) -> None:
+        self.pairings(field.names)
+
+    def describe(self, field: Field) -> str:
+        return f"{len(schedule_games(field.names, self, field.mode, field.openings))} games"
+
+    def make_plan(self, field: Field, recorded: Iterable[GameSummary] = ()) -> FixedPlan:
+        return FixedPlan(schedule_games(field.names, self, field.mode, field.openings))
+
+
+FixedSpec = RoundRobinSpec | GauntletSpec
+
+_KEYS = ("kind", "games_per_pair", "rounds", "challengers")
+
+
+def _parse(checks: Checks, value: object, names: tuple[str, ...]) -> FixedSpec:
+    """``{kind, games_per_pair, rounds, challengers}``: a round robin (the default kind) or
+    a gauntlet; any other kind is named as a mistake here (the plans' kinds are listed)."""
+    from referee.tournament.plans.kinds import KINDS  # the list of kinds, for the message
+
+    spec = checks.mapping(value, "schedule", _KEYS)
+    gauntlet = False
+    if "kind" in spec:
+        text = checks.string(spec["kind"], "schedule.kind")
+        if text not in KINDS:
+            kinds = [repr(k) for k in KINDS]
+            shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+            checks.fail("schedule.kind", f"expected {', '.join(kinds[:-1])} or {kinds[-1]}, got {shown}")
+        gauntlet = text == GauntletSpec.kind
+    games = DEFAULT_GAMES_PER_PAIR
+    if "games_per_pair" in spec:
+        games = checks.integer(spec["games_per_pair"], "schedule.games_per_pair", minimum=1)
+        if games % 2:
+            checks.fail(
+                "schedule.games_per_pair",
+                f"expected an even number (each pair plays both sides of every start), got {games}",
+            )
+    rounds = checks.integer(spec["rounds"], "schedule.rounds", minimum=1) if "rounds" in spec else 1
+    challengers: tuple[str, ...] = ()
+    if gauntlet:
+        challengers = checks.challengers(spec.get("challengers"), names)
+        pairs = len(challengers) * (len(names) - len(challengers))
+    else:
+        if "challengers" in spec:
+            checks.fail("schedule.challengers", "only allowed with kind: gauntlet")
+        pairs = len(names) * (len(names) - 1) // 2
+    total = pairs * games * rounds
+    if total > MAX_SCHEDULE_GAMES:
+        checks.fail(
+            "schedule.rounds" if rounds >= games else "schedule.games_per_pair",
+            f"the schedule would have {total:,} games ({pairs:,} pairings x {games:,} games per pair "
+            f"x {rounds:,} rounds); the most a tournament can have is {MAX_SCHEDULE_GAMES:,}",
+        )
+    return GauntletSpec(games, rounds, challengers) if gauntlet else RoundRobinSpec(games, rounds)
+
+
+def _int(value: object) -> int:
+    if type(value) is not int:
+        raise TypeError(f"expected an integer, got {value!r}")
+    return value
+
+
+def pairings(names: Sequence[str], spec: FixedSpec) -> list[tuple[str, str]]:
+    """The pairs that meet, in schedule order. A round-robin pair is written in config
+    order; a gauntlet pair is ``(challenger, opponent)``."""
+    return spec.pairings(names)
 
 
 def _circle_pairs(names: list[str]) -> list[tuple[str, str]]:
@@ -123,19 +216,13 @@ def _circle_pairs(names: list[str]) -> list[tuple[str, str]]:
 
 def schedule_games(
     names: Sequence[str],
-    spec: ScheduleSpec,
+    spec: FixedSpec,
     mode: OpeningKind,
     openings: Sequence[Opening] = (),
 ) -> list[ScheduledGame]:
     """The schedule from its pieces (see the module docstring for the guarantees)."""
-    if len(set(names)) != len(names) or len(names) < 2:
-        raise ValueError("need at least two bots with distinct names")
-    if spec.games_per_pair < 2 or spec.games_per_pair % 2:
-        raise ValueError("games_per_pair must be a positive even number")
-    fixed = mode in (OpeningKind.BOOK, OpeningKind.RANDOM)
-    if fixed and not openings:
-        raise ValueError(f"a {mode.value} schedule needs at least one opening")
-    pairs = pairings(names, spec)
+    field = Field(tuple(names), mode, tuple(openings))
+    pairs = spec.pairings(names)
     couples = spec.games_per_pair // 2
     games: list[ScheduledGame] = []
     dealt = 0  # couples so far, to deal openings in schedule order
@@ -145,40 +232,75 @@ def schedule_games(
                 # Alternate which bot leads a couple from round to round, so even a
                 # tournament stopped in the middle of a couple is not biased one way.
                 lead, other = (x, y) if round_ % 2 else (y, x)
-                opening = openings[dealt % len(openings)] if fixed else None
-                dealt += 1
-                key = f"r{round_}-{x}+{y}-c{j + 1:02d}"
-                for k, (first, second) in enumerate(((lead, other), (other, lead))):
-                    number = 2 * j + k + 1
-                    games.append(
-                        ScheduledGame(
-                            slot=f"r{round_}-{x}+{y}-{number:02d}",
-                            index=len(games),
-                            round=round_,
-                            pair=(x, y),
-                            game=number,
-                            mode=mode,
-                            first=first,
-                            second=second,
-                            pair_key=key,
-                            opening=opening,
-                        )
+                games.extend(
+                    colour_reversed(
+                        lead,
+                        other,
+                        mode=mode,
+                        pair_key=f"r{round_}-{x}+{y}-c{j + 1:02d}",
+                        slot=f"r{round_}-{x}+{y}-{{:02d}}",
+                        index=len(games),
+                        round_=round_,
+                        pair=(x, y),
+                        game=2 * j + 1,
+                        opening=field.opening(dealt),
                     )
+                )
+                dealt += 1
     return games
 
 
-@dataclass(frozen=True)
-class PairKeys:
-    """The pair keys of a plan that numbers its colour-reversed pairs as it goes (the SPRT
-    and adaptive schedules): ``PREFIX`` then five digits, and back."""
+class FixedPlan:
+    """A schedule known in full before the first game (round robin, gauntlet)."""
 
-    prefix: str
+    open_ended = False
+    waits_for_games_in_flight = False
 
-    def key(self, number: int) -> str:
-        return f"{self.prefix}{number:05d}"
+    def __init__(self, schedule: list[ScheduledGame]) -> None:
+        self.schedule = schedule
 
-    def number(self, key: str | None) -> int | None:
-        """The pair's number from its key, None for a key that is not one of these."""
-        if key is None or not key.startswith(self.prefix) or not key[len(self.prefix) :].isdigit():
-            return None
-        return int(key[len(self.prefix) :])
+    @property
+    def total(self) -> int:
+        return len(self.schedule)
+
+    def games(self, done: set[str]) -> FixedGames:
+        return FixedGames([g for g in self.schedule if g.slot not in done], len(self.schedule))
+
+    def record(self, summary: GameSummary) -> None:
+        return None
+
+    def describe(self) -> str:
+        return f"{self.total} games"
+
+    def after_game(self, every: int) -> list[str]:
+        return []
+
+    def end_lines(self) -> list[str]:
+        return []
+
+    def test(self) -> TestView | None:
+        return None
+
+    def misfits(self, found: Iterable[GameSummary]) -> list[str]:
+        return misfits_of(self.schedule, found)
+
+
+class FixedGames:
+    """The games of a fixed schedule still to play, in order."""
+
+    def __init__(self, pending: list[ScheduledGame], total: int) -> None:
+        self._games = iter(pending)
+        self.remaining: int | None = len(pending)
+        self.resumed = total - len(pending)
+        self._left = len(pending)
+
+    def available(self) -> bool:
+        return self._left > 0
+
+    def __iter__(self) -> Iterator[ScheduledGame]:
+        return self
+
+    def __next__(self) -> ScheduledGame:
+        game = next(self._games)
+        self._left -= 1
+        return game

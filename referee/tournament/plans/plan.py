@@ -1,30 +1,143 @@
 """What to play next: the one interface the runner asks, whatever the schedule's kind.
 
-A :class:`Plan` hands out games lazily (:meth:`Plan.games`) and hears about each finished
-game (:meth:`Plan.record`), so a schedule that reacts to results (an SPRT that stops when
-it has decided) and a fixed list (round robin, gauntlet) run through the same loop. Where
-the games run (the runner's local pool, or another executor) is not its concern.
+A schedule kind is two things, both here as protocols: a :class:`ScheduleSpec` (the frozen
+value the config's ``schedule`` key becomes: its invariants, its fingerprint, how it is
+described, and :meth:`ScheduleSpec.make_plan`) and the :class:`Plan` it makes (the state of
+a run: the games to play next, what it heard of each finished game, and what it adds to
+the run's output, standings and page). The runner, the store and the CLI talk to these two
+only; a new kind is one module in this package plus its line in :mod:`.kinds`.
+
+Where the games run (in this process, referee processes, a cluster) is not a plan's
+concern, nor is anything on disk: plans are pure and deterministic.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Protocol
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, NoReturn, Protocol
 
 from referee.play.records import GameSummary
-from referee.tournament.config.values import ScheduleKind, TournamentConfig
-from referee.tournament.plans.adaptive import AdaptivePlan, AdaptiveSchedule
-from referee.tournament.plans.fixed import ScheduledGame, build_schedule
-from referee.tournament.plans.sprt import SprtPlan, SprtSchedule
+from referee.play.spec import Opening, OpeningKind
+from referee.ratings.sprt import Sprt, SprtStatus
+from referee.tournament.slots import ScheduledGame
+
+MAX_SCHEDULE_GAMES = 1_000_000
+"""Games a schedule may have (a config is written by a person: past this, a mistake)."""
+
+
+class Checks(Protocol):
+    """The config's checks a spec parses its keys with (the config's parser is one): each
+    names the key path in its error, which stops the parse."""
+
+    def fail(self, key: str | None, message: str) -> NoReturn: ...
+
+    def mapping(
+        self, value: object, path: str, allowed: Sequence[str], *, what: str = "a mapping"
+    ) -> dict[str, object]: ...
+
+    def integer(
+        self, value: object, path: str, *, minimum: int | None = None, maximum: int | None = None
+    ) -> int: ...
+
+    def string(self, value: object, path: str) -> str: ...
+
+    def probability(self, value: object, path: str) -> float: ...
+
+    def elo_value(self, value: object, path: str) -> float: ...
+
+    def challengers(self, value: object, names: tuple[str, ...]) -> tuple[str, ...]: ...
+
+
+def even(checks: Checks, value: object, key: str, why: str, *, minimum: int = 2) -> int:
+    """An even integer from ``minimum`` up to :data:`MAX_SCHEDULE_GAMES`."""
+    number = checks.integer(value, key, minimum=minimum, maximum=MAX_SCHEDULE_GAMES)
+    if number % 2:
+        checks.fail(key, f"expected an even number ({why}), got {number}")
+    return number
+
+
+@dataclass(frozen=True)
+class Field:
+    """What a plan deals out besides its own settings: the bots (in config order, which
+    fixes pairings and an SPRT's candidate) and the openings."""
+
+    names: tuple[str, ...]
+    mode: OpeningKind
+    openings: tuple[Opening, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.names) < 2 or len(set(self.names)) != len(self.names):
+            raise ValueError("need at least two bots with distinct names")
+        if self.fixed and not self.openings:
+            raise ValueError(f"a {self.mode.value} schedule needs at least one opening")
+
+    @property
+    def fixed(self) -> bool:
+        """Whether games start from an opening the referee sets (book, random)."""
+        return self.mode in (OpeningKind.BOOK, OpeningKind.RANDOM)
+
+    def opening(self, dealt: int) -> Opening | None:
+        """The opening of the ``dealt``-th colour-reversed pair (from 0), dealt in turn."""
+        return self.openings[dealt % len(self.openings)] if self.fixed else None
+
+
+class Pending(Protocol):
+    """The games still to play, pulled one at a time by the runner's workers. Unlike a
+    generator it may be asked again after it said "nothing now" (an SPRT whose games in
+    flight took the test back between its bounds goes on)."""
+
+    @property
+    def resumed(self) -> int:
+        """Games of the plan already played before this run."""
+        ...
+
+    @property
+    def remaining(self) -> int | None:
+        """Exactly this many games are left, or None: the plan decides as it goes."""
+        ...
+
+    def available(self) -> bool:
+        """Whether :meth:`__next__` would hand out a game now."""
+        ...
+
+    def __iter__(self) -> Iterator[ScheduledGame]: ...
+
+    def __next__(self) -> ScheduledGame: ...
+
+
+@dataclass(frozen=True)
+class TestView:
+    """A sequential test a plan runs, as the standings and the page show it: the test,
+    its candidate, where it stands and that in words."""
+
+    test: Sprt
+    candidate: str
+    status: SprtStatus
+    words: str
+    decided: bool
 
 
 class Plan(Protocol):
+    """A run's schedule state. Everything kind-specific the runner prints or adds."""
+
     @property
     def total(self) -> int:
         """The most games the plan can ask for (a fixed schedule: exactly this many)."""
         ...
 
-    def games(self, done: set[str]) -> Iterator[ScheduledGame]:
+    @property
+    def open_ended(self) -> bool:
+        """Whether the run usually ends before ``total`` (no "n of total", no ETA)."""
+        ...
+
+    @property
+    def waits_for_games_in_flight(self) -> bool:
+        """Whether a worker that found nothing to play should wait for the games in flight
+        before it gives up (their results may ask for more)."""
+        ...
+
+    def games(self, done: set[str]) -> Pending:
         """The games still to play, in order, given the slots already played."""
         ...
 
@@ -32,64 +145,72 @@ class Plan(Protocol):
         """A game has finished and is on disk."""
         ...
 
+    def describe(self) -> str:
+        """The run header's words for what is played (``20 games``, ``SPRT A vs B ...``)."""
+        ...
 
-class FixedPlan:
-    """A schedule known in full before the first game (round robin, gauntlet)."""
+    def after_game(self, every: int) -> list[str]:
+        """Lines to print after a game is recorded (``every``: the standings period)."""
+        ...
 
-    def __init__(self, schedule: list[ScheduledGame]) -> None:
-        self.schedule = schedule
+    def end_lines(self) -> list[str]:
+        """Lines to print when the run ends."""
+        ...
 
-    @property
-    def total(self) -> int:
-        return len(self.schedule)
+    def test(self) -> TestView | None:
+        """The sequential test this plan runs, if any (for the standings and the page)."""
+        ...
 
-    def games(self, done: set[str]) -> Iterator[ScheduledGame]:
-        return (g for g in self.schedule if g.slot not in done)
-
-    def record(self, summary: GameSummary) -> None:
-        return None
-
-
-def sprt_plan(config: TournamentConfig) -> SprtPlan:
-    """The SPRT of a config whose schedule is ``sprt``: the first bot is the candidate."""
-    spec = config.schedule
-    assert spec.sprt is not None
-    return SprtPlan(
-        test=spec.sprt,
-        candidate=config.bots[0].name,
-        baseline=config.bots[1].name,
-        mode=config.opening.kind,
-        openings=config.opening.openings,
-        max_games=spec.max_games,
-    )
+    def misfits(self, found: Iterable[GameSummary]) -> list[str]:
+        """Games found without a manifest (``--adopt``) that cannot be this plan's, each
+        as ``slot (a vs b)``: not one of its slots, or not with the bots in the seats that
+        slot names."""
+        ...
 
 
-def adaptive_plan(config: TournamentConfig) -> AdaptivePlan:
-    spec = config.schedule
-    return AdaptivePlan(
-        tuple(b.name for b in config.bots),
-        config.opening.kind,
-        config.opening.openings,
-        games=spec.adaptive_games,
-        floor=spec.adaptive_floor,
-    )
+class ScheduleSpec(Protocol):
+    """The frozen value of a config's ``schedule`` key, for one kind."""
+
+    kind: ClassVar[str]
+
+    @classmethod
+    def parse(cls, checks: Checks, value: object, names: tuple[str, ...]) -> ScheduleSpec:
+        """The spec from the ``schedule`` mapping (its ``kind`` already read), every
+        mistake a failed check naming its key."""
+        ...
+
+    @staticmethod
+    def from_fingerprint(data: dict[str, object]) -> ScheduleSpec:
+        """The spec back from a manifest's ``fingerprint.schedule`` (``vastuz report``);
+        KeyError, TypeError or ValueError when it is not one."""
+        ...
+
+    def fingerprint(self) -> dict[str, object]:
+        """What decides the games, for the manifest (a resume compares it)."""
+        ...
+
+    def describe(self, field: Field) -> str:
+        """What the run plays, in words, before anything is played (``--check``)."""
+        ...
+
+    def check(self, field: Field) -> None:
+        """Raise ValueError if this schedule cannot be played with ``field``'s bots."""
+        ...
+
+    def test(self, field: Field, recorded: Iterable[GameSummary]) -> TestView | None:
+        """The sequential test of these recorded games, if the kind runs one (a report
+        rebuilds it from the folder without a plan)."""
+        ...
+
+    def make_plan(self, field: Field, recorded: Iterable[GameSummary] = ()) -> Plan:
+        """The plan, given the games already recorded (the latest record of each slot; a
+        plan that reacts to results rebuilds its state from them). Raises ValueError for
+        recorded games that cannot belong to it."""
+        ...
 
 
-def make_plan(
-    config: TournamentConfig, recorded: Iterable[GameSummary] = ()
-) -> FixedPlan | SprtSchedule | AdaptiveSchedule:
-    """The plan of a validated config, given the games already recorded (the latest
-    record of each slot; an SPRT or an adaptive run rebuilds its state from them)."""
-    if config.schedule.kind is ScheduleKind.SPRT:
-        return SprtSchedule(sprt_plan(config), recorded)
-    if config.schedule.kind is ScheduleKind.ADAPTIVE:
-        return AdaptiveSchedule(adaptive_plan(config), recorded)
-    return FixedPlan(build_schedule(config))
-
-
-def every_game(config: TournamentConfig) -> Iterator[ScheduledGame]:
-    """Every game the config's plan could ask for (all of a fixed schedule; an SPRT's up
-    to its cap), without playing anything."""
-    if config.schedule.kind is ScheduleKind.SPRT:
-        return SprtSchedule(sprt_plan(config)).all_games()
-    return iter(build_schedule(config))
+def misfits_of(games: Iterable[ScheduledGame], found: Iterable[GameSummary]) -> list[str]:
+    """:meth:`Plan.misfits` for a plan that can list every game it may ask for."""
+    seats = {game.slot: (game.first, game.second) for game in games}
+    wrong = (r for r in found if seats.get(r.slot) != tuple(r.labels))
+    return [f"{r.slot} ({r.labels[0]} vs {r.labels[1]})" for r in wrong]

@@ -8,17 +8,16 @@ it.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from referee.play.records import GameSummary
 from referee.ratings.history import llr_history, rating_history
 from referee.ratings.report import Standings
-from referee.ratings.sprt import Model, Sprt
+from referee.ratings.sprt import Sprt
 from referee.render.standings_html import RatingPoint, standings_page
-from referee.tournament.store.folder import MANIFEST, MATCH_RESULTS, RESULTS, latest_records
+from referee.tournament.store.files import OLD_MATCH_RESULTS, RESULTS, atomic_write
+from referee.tournament.store.folder import latest_records
 from referee.tournament.store.results import ResultsFile
 
 PAGE = "standings.html"
@@ -74,29 +73,14 @@ def standings_html(
 
 def write_standings_html(folder: Path, text: str) -> Path:
     """Replace ``folder/standings.html`` with ``text`` atomically."""
-    path = folder / PAGE
-    tmp = folder / (PAGE + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    atomic_write(folder / PAGE, text)
+    return folder / PAGE
 
 
 def report_page(folder: Path, st: Standings, title: str) -> str:
     """The page of a results folder for ``vastuz report --format html``: the standings
     :func:`~referee.tournament.store.folder.load_standings` made, over its games."""
-    results = folder / RESULTS if (folder / RESULTS).exists() else folder / MATCH_RESULTS
+    results = folder / RESULTS if (folder / RESULTS).exists() else folder / OLD_MATCH_RESULTS
     names = [line.name for line in st.lines]
-    sprt = None
-    if st.sprt is not None and names:
-        candidate = _first_bot(folder) or names[0]
-        s = st.sprt
-        sprt = (Sprt(s["elo0"], s["elo1"], s["alpha"], s["beta"], Model(s["model"])), candidate)
+    sprt = None if st.sprt is None else (st.sprt.status.test, st.sprt.candidate)
     return standings_html(results, st, title=title, names=names, anchor=st.anchor, sprt=sprt)
-
-
-def _first_bot(folder: Path) -> str | None:
-    try:
-        bots = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["bots"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return str(bots[0]) if bots else None

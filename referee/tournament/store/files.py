@@ -1,0 +1,34 @@
+"""The output folder's file names, and the one way a file there is replaced."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+RESULTS = "results.jsonl"
+MANIFEST = "tournament.json"
+LOGS = "logs"
+OLD_MATCH_RESULTS = "games.jsonl"
+"""The results file of a match folder of earlier versions (read only)."""
+OLD_MATCH_MANIFEST = "match.json"
+
+
+def atomic_write(path: Path, text: str, *, durable: bool = False) -> None:
+    """Replace ``path`` with ``text`` so that a reader (or a crash) sees the old file or the
+    new one, never a part: written beside it, then renamed over it. ``durable`` also syncs
+    the data before the rename (for what a resume depends on)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        if durable:
+            fh.flush()
+            os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def shown(path: Path) -> str:
+    """``path`` as the user would write it: relative to the current folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

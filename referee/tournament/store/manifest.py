@@ -1,0 +1,147 @@
+"""``OUTPUT/tournament.json``: what a folder's games are, so a resume that would mix
+incompatible games (other commands, board size, clock, openings) is refused.
+
+The fingerprint (:meth:`~referee.tournament.config.values.TournamentConfig.fingerprint`)
+is written once, when the folder's first run starts, and compared on every resume; the rest
+(name, config file, bots in order, the rating anchor) is what ``vastuz report`` needs
+besides the results, and follows the latest run.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from referee.errors import ResultsError
+from referee.tournament.config.values import TournamentConfig
+from referee.tournament.store.files import (
+    MANIFEST,
+    OLD_MATCH_MANIFEST,
+    OLD_MATCH_RESULTS,
+    RESULTS,
+    atomic_write,
+)
+
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Manifest:
+    fingerprint: dict[str, Any]
+    name: str
+    config: str
+    bots: tuple[str, ...]
+    anchor: str | None = None
+    anchor_rating: float = 0.0
+    created: str = ""
+    format: int = FORMAT
+
+    @classmethod
+    def of(cls, config: TournamentConfig) -> Manifest:
+        return cls(
+            # Through JSON, so it compares equal to one read back (tuples become lists).
+            fingerprint=json.loads(json.dumps(config.fingerprint())),
+            name=config.name,
+            config=str(config.source),
+            bots=config.bot_names,
+            anchor=config.elo.anchor,
+            anchor_rating=config.elo.anchor_rating,
+            created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        )
+
+    @classmethod
+    def load(cls, folder: Path) -> Manifest | None:
+        """The folder's manifest, None if it has none; a damaged one is a ResultsError."""
+        path = folder / MANIFEST
+        if not path.exists():
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            elo = data.get("elo") or {}
+            return cls(
+                fingerprint=dict(data["fingerprint"]),
+                name=str(data.get("name", folder.name)),
+                config=str(data.get("config", "")),
+                bots=tuple(str(b) for b in data["bots"]),
+                anchor=elo.get("anchor"),
+                anchor_rating=float(elo.get("anchor_rating") or 0.0),
+                created=str(data.get("created", "")),
+                format=int(data.get("format", FORMAT)),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ResultsError(f"{path}: not a tournament manifest ({exc})") from None
+
+    def save(self, folder: Path) -> None:
+        data = {
+            "format": self.format,
+            "created": self.created,
+            "fingerprint": self.fingerprint,
+            "name": self.name,
+            "config": self.config,
+            "bots": list(self.bots),
+            "elo": {"anchor": self.anchor, "anchor_rating": self.anchor_rating},
+        }
+        atomic_write(folder / MANIFEST, json.dumps(data, indent=2) + "\n", durable=True)
+
+
+def differences(old: Any, new: Any, path: str = "") -> list[str]:
+    """Human-readable paths where two fingerprints differ."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for key in sorted(set(old) | set(new), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in old:
+                out.append(f"{sub}: added")
+            elif key not in new:
+                out.append(f"{sub}: removed")
+            else:
+                out.extend(differences(old[key], new[key], sub))
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        out = []
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
+            out.extend(differences(a, b, f"{path}[{i}]"))
+        return out
+    if old != new:
+        return [f"{path}: was {json.dumps(old)}, now {json.dumps(new)}"]
+    return []
+
+
+def check_manifest(config: TournamentConfig, folder: Path, *, adopt: bool = False) -> Manifest:
+    """Create ``tournament.json`` or check that this config may add to the folder's results.
+
+    Results without a manifest (it was deleted, or the file was copied in) may belong to
+    any tournament: they are refused unless ``adopt``, and then the runner checks every
+    game against this config's plan before a game is played.
+    """
+    if (folder / OLD_MATCH_MANIFEST).exists() or (folder / OLD_MATCH_RESULTS).exists():
+        raise ResultsError(
+            f"{folder} is a match folder of an earlier version ({OLD_MATCH_RESULTS}, {OLD_MATCH_MANIFEST}): "
+            "vastuz report and show still read it, but new games go into a folder of their own "
+            "(another --out or output)"
+        )
+    new = Manifest.of(config)
+    old = Manifest.load(folder)
+    results = folder / RESULTS
+    if old is None and not adopt and results.is_file() and results.stat().st_size > 0:
+        raise ResultsError(
+            f"{folder} holds results but no {MANIFEST} (deleted?), so nothing shows they come from this "
+            "config; mixing them in could rate games that are not comparable. Use another output folder, "
+            "restore the manifest, or run with --adopt to take them as this config's (every game is then "
+            "checked against its schedule)."
+        )
+    if old is not None:
+        diffs = differences(old.fingerprint, new.fingerprint)
+        if diffs:
+            listed = "\n  ".join(diffs[:12]) + ("\n  ..." if len(diffs) > 12 else "")
+            raise ResultsError(
+                f"{folder} holds results of a different tournament; the games would not be comparable:\n  "
+                f"{listed}\nUse another output folder (the `output` key), or restore the config."
+            )
+        # The games' description stays the first run's; what the report needs follows this one.
+        new = replace(new, fingerprint=old.fingerprint, created=old.created, format=old.format)
+    new.save(folder)
+    return new
