@@ -40,3 +40,13 @@ class ClusterError(VastuzError):
     """A cluster run cannot start or go on: Dask is not installed, the scheduler cannot be
     reached, a worker cannot start a bot, or the cluster lost every worker. The message
     names the scheduler or the worker and what is missing."""
+
+
+def single_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one error inside (nested) exception groups, or the group itself if there are more:
+    trio's nurseries wrap errors in groups, and a user-facing error should reach the user as
+    itself."""
+    inner: BaseException = group
+    while isinstance(inner, BaseExceptionGroup) and len(inner.exceptions) == 1:
+        inner = inner.exceptions[0]
+    return inner

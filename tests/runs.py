@@ -27,20 +27,29 @@ def build_schedule(config: TournamentConfig) -> list[ScheduledGame]:
     return list(config.make_plan().games(set()))
 
 
-def write_config(tmp_path: Path, bots: list[dict[str, object]], **overrides: object) -> Path:
+def write_config(
+    tmp_path: Path, bots: list[dict[str, object]], *, out: str = "out", name: str = "c", **overrides: object
+) -> Path:
+    """The one config writer of the tests: ``tmp_path/<out>.yaml`` playing into
+    ``tmp_path/<out>``, small and fast by default (board 3, pie, a round robin of 4 games
+    per pair); ``overrides`` replace top-level keys."""
     data: dict[str, object] = {
-        "name": "c",
+        "name": name,
         "board_size": 3,
         "opening": "pie",
         "time_control": {"per_move": 1.0, "margin": 0.5},
         "schedule": {"kind": "round_robin", "games_per_pair": 4},
-        "output": str(tmp_path / "out"),
+        "output": str(tmp_path / out),
         "bots": bots,
     }
     data.update(overrides)
-    path = tmp_path / "c.yaml"
+    path = tmp_path / f"{out}.yaml" if out != "out" else tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
+
+
+FAST = {"time_control": {"per_move": 0.5, "margin": 0.3}, "concurrency": 2}
+"""The settings of the in-process tests: a shorter clock, two games at once."""
 
 
 def slow_bots(marker: str, n: int = 3) -> list[dict[str, object]]:

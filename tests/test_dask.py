@@ -20,10 +20,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import runs
 import trio
 import yaml
 from processes import wait_until_gone
-from runs import build_schedule
+from runs import FAST, build_schedule
 
 from referee.errors import ClusterError, RunStopped
 from referee.tournament.config.loading import load_config
@@ -64,20 +65,7 @@ def bot(name: str, *args: str, marker: str, program: str | None = None) -> dict[
 def write_config(
     tmp_path: Path, bots: list[dict[str, object]], out: str = "out", **overrides: object
 ) -> Path:
-    data: dict[str, object] = {
-        "name": "t",
-        "board_size": 3,
-        "opening": "pie",
-        "time_control": {"per_move": 0.5, "margin": 0.3},
-        "schedule": {"kind": "round_robin", "games_per_pair": 4},
-        "concurrency": 2,
-        "output": str(tmp_path / out),
-        "bots": bots,
-    }
-    data.update(overrides)
-    path = tmp_path / f"{out}.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
+    return runs.write_config(tmp_path, bots, out=out, name="t", **{**FAST, **overrides})
 
 
 def run(path: Path, **options: object) -> tuple[str, object]:

@@ -11,9 +11,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import runs
 import trio
-import yaml
-from runs import build_schedule
+from runs import FAST, build_schedule
 
 from referee.tournament.config.loading import load_config
 from referee.tournament.config.values import ExecutorSpec
@@ -28,23 +28,12 @@ FAKEBOT = ROOT / "tests" / "fake_bots" / "fakebot.py"
 
 
 def write_config(tmp_path: Path, n: int = 3, **overrides: object) -> Path:
-    data: dict[str, object] = {
-        "name": "t",
-        "board_size": 3,
-        "opening": "pie",
-        "time_control": {"per_move": 0.5, "margin": 0.3},
-        "schedule": {"kind": "round_robin", "games_per_pair": 2},
-        "concurrency": 2,
-        "output": str(tmp_path / "out"),
-        "bots": [
-            {"name": f"b{i}", "command": [sys.executable, str(FAKEBOT), "--seed", str(i)], "cwd": str(ROOT)}
-            for i in range(n)
-        ],
-    }
-    data.update(overrides)
-    path = tmp_path / "t.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
+    bots = [
+        {"name": f"b{i}", "command": [sys.executable, str(FAKEBOT), "--seed", str(i)], "cwd": str(ROOT)}
+        for i in range(n)
+    ]
+    settings = {**FAST, "schedule": {"kind": "round_robin", "games_per_pair": 2}, **overrides}
+    return runs.write_config(tmp_path, bots, name="t", **settings)
 
 
 class Twice(LocalExecutor):

@@ -13,10 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
+import runs
 import trio
 import yaml
 from processes import processes_with, wait_until_gone
-from runs import build_schedule
+from runs import FAST, build_schedule
 
 from referee.errors import ResultsError, RunStopped
 from referee.play.records import GameRecord, Termination
@@ -39,20 +40,8 @@ def bot(name, *args, marker):
 
 
 def write_config(tmp_path, bots, **overrides):
-    data = {
-        "name": "t",
-        "board_size": 3,
-        "opening": "pie",
-        "time_control": {"per_move": 0.5, "margin": 0.3},
-        "schedule": {"kind": "round_robin", "games_per_pair": 2},
-        "concurrency": 2,
-        "output": str(tmp_path / "out"),
-        "bots": bots,
-    }
-    data.update(overrides)
-    path = tmp_path / "t.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
+    settings = {**FAST, "schedule": {"kind": "round_robin", "games_per_pair": 2}, **overrides}
+    return runs.write_config(tmp_path, bots, name="t", **settings)
 
 
 def records(folder: Path) -> list[GameRecord]:

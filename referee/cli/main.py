@@ -31,7 +31,7 @@ from referee.cli.match import add_match_parser
 from referee.cli.rules import add_rules_parser
 from referee.cli.show import add_show_parser
 from referee.cli.tournament import add_report_parser, add_tournament_parser
-from referee.errors import VastuzError
+from referee.errors import VastuzError, single_error
 
 # ---------------------------------------------------------------------------- main
 
@@ -53,8 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _user_error(exc: BaseException) -> BaseException | None:
     """The user-facing error behind ``exc`` (unwrapping trio's single-error groups), if it
     is one: our own :class:`VastuzError`, or the operating system refusing a file."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
+    exc = single_error(exc) if isinstance(exc, BaseExceptionGroup) else exc
     if isinstance(exc, (VastuzError, OSError)) and not isinstance(exc, BrokenPipeError):
         return exc
     return None
@@ -62,8 +61,7 @@ def _user_error(exc: BaseException) -> BaseException | None:
 
 def _broken_pipe(exc: BaseException) -> bool:
     """Whether ``exc`` is a closed output pipe (possibly inside trio's single-error groups)."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
+    exc = single_error(exc) if isinstance(exc, BaseExceptionGroup) else exc
     return isinstance(exc, BrokenPipeError)
 
 

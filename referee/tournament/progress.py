@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from referee.play.cpu import CorePlan, available_cpus
 from referee.play.records import GameRecord, Termination
+from referee.ratings.report import Standings
 from referee.text import printable
 from referee.tournament.config.values import TournamentConfig
 from referee.tournament.slots import ScheduledGame
@@ -36,6 +38,31 @@ class Progress:
 
     def elapsed(self) -> str:
         return clock(time.monotonic() - self.started_at)
+
+    def lines(self, game: str, open_ended: bool) -> list[str]:
+        """What is printed for a finished game (its ``game_line``) at this point of the run:
+        a plan that usually ends early gets no "of total" and no ETA towards its cap."""
+        if open_ended:
+            return [f"[{self.done}] {game}"]
+        out = [f"[{self.done:>{len(str(self.total))}}/{self.total}] {game}"]
+        if self.done < self.total:
+            out.append(
+                f"    progress: {self.done}/{self.total} games, elapsed {self.elapsed()}, ETA {self.eta()}"
+            )
+        return out
+
+
+@dataclass
+class TournamentResult:
+    """What a run did: games played now and in total, whether it was stopped, the standings."""
+
+    total: int
+    played: int
+    resumed: int
+    void: int
+    interrupted: bool
+    standings: Standings | None
+    folder: Path
 
 
 def clock(seconds: float) -> str:

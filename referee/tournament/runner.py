@@ -31,17 +31,14 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TextIO
 
 import trio
 
-from referee.errors import ResultsError, RunStopped
+from referee.errors import ResultsError, RunStopped, single_error
 from referee.play.records import GameSummary, Termination
-from referee.ratings.report import SprtStanding, Standings, standings
+from referee.ratings.report import Standings
 from referee.render.standings_text import render
 from referee.tournament.config.values import TournamentConfig
 from referee.tournament.executors.batch import GameSettings, Played
@@ -50,7 +47,7 @@ from referee.tournament.executors.local import Executor
 from referee.tournament.executors.pool import DEFAULT_START_FAILURE_LIMIT, StartFailures
 from referee.tournament.plans.fixed import FixedPlan
 from referee.tournament.plans.plan import Pending, Plan
-from referee.tournament.progress import Progress, cpu_lines, game_line, header
+from referee.tournament.progress import Progress, TournamentResult, cpu_lines, game_line, header
 from referee.tournament.slots import ScheduledGame
 from referee.tournament.store.folder import (
     LOGS,
@@ -60,31 +57,10 @@ from referee.tournament.store.folder import (
     check_manifest,
     latest_records,
     shown,
-    write_standings,
 )
-from referee.tournament.store.pages import PAGE, standings_html, write_standings_html
+from referee.tournament.store.pages import PAGE
+from referee.tournament.store.publish import Publisher
 from referee.tournament.store.results import FolderLock, ResultsFile
-
-
-def _single(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    """The one error inside (nested) exception groups, or the group itself if there are more."""
-    inner: BaseException = group
-    while isinstance(inner, BaseExceptionGroup) and len(inner.exceptions) == 1:
-        inner = inner.exceptions[0]
-    return inner
-
-
-@dataclass
-class TournamentResult:
-    """What a run did: games played now and in total, whether it was stopped, the standings."""
-
-    total: int
-    played: int
-    resumed: int
-    void: int
-    interrupted: bool
-    standings: Standings | None
-    folder: Path
 
 
 class Tournament:
@@ -131,8 +107,15 @@ class Tournament:
         self.plan: Plan = FixedPlan([])
         self._in_flight = 0  # games being played now
         self._game_recorded = trio.Event()  # set (and replaced) whenever a game ends
-        self._page_written = 0.0  # monotonic time of the last standings.html, and its cost
-        self._page_cost = 0.0
+        c = config
+        self.publisher = Publisher(
+            self.folder,
+            c.name,
+            c.bot_names,
+            anchor=c.elo.anchor,
+            anchor_rating=c.elo.anchor_rating,
+            bootstrap=bootstrap,
+        )
         self.start_failures = StartFailures(start_failure_limit)
         self.halt: RunStopped | None = None
         """Why no new game may start (the games in flight finish), raised at the end."""
@@ -158,16 +141,8 @@ class Tournament:
             self.say(f"stopping: {reason}; the games in progress finish first", always=True)
 
     def standings(self, bootstrap: int | None = None, records: list[GameSummary] | None = None) -> Standings:
-        test = self.plan.test()
-        st = standings(
-            latest_records(self.records if records is None else records),
-            self.config.bot_names,
-            anchor=self.config.elo.anchor,
-            anchor_rating=self.config.elo.anchor_rating,
-            bootstrap=self.bootstrap if bootstrap is None else bootstrap,
-            sprt=None if test is None else SprtStanding(test.status, test.candidate, test.words),
-        )
-        return st
+        records = self.records if records is None else records
+        return self.publisher.standings(records, self.plan.test(), bootstrap)
 
     # -- the run -----------------------------------------------------------------------------
     async def run(self) -> TournamentResult:
@@ -207,9 +182,9 @@ class Tournament:
                 except BaseExceptionGroup as group:
                     # trio's nurseries wrap errors in groups; a user-facing error (the
                     # results file cannot be written) should reach the user as itself.
-                    raise _single(group) from None
+                    raise single_error(group) from None
             st = await trio.to_thread.run_sync(self.standings)
-            write_standings(self.folder, st, f"{config.name}: standings")
+            self.publisher.write(st)
             running = not self.stopping and self.halt is None and progress.done < progress.total
             page = self.folder / PAGE
             current = (
@@ -335,17 +310,10 @@ class Tournament:
         progress.played += 1
         if record.termination is Termination.VOID:
             progress.void += 1
-        line = game_line(game, record, worker)
-        if self.plan.open_ended:  # no "of total" and no ETA towards a cap it will rarely reach
-            self.say(f"[{progress.done}] {line}")
-        else:
-            self.say(f"[{progress.done:>{len(str(progress.total))}}/{progress.total}] {line}")
-            if progress.done < progress.total:
-                self.say(
-                    f"    progress: {progress.done}/{progress.total} games, "
-                    f"elapsed {progress.elapsed()}, ETA {progress.eta()}"
-                )
-        for text in self.plan.after_game(self.standings_every):
+        for text in [
+            *progress.lines(game_line(game, record, worker), self.plan.open_ended),
+            *self.plan.after_game(self.standings_every),
+        ]:
             self.say(text)
         self._game_recorded.set()
         self._game_recorded = trio.Event()
@@ -364,34 +332,14 @@ class Tournament:
         # the games in flight (their bots' clocks are running).
         st = await trio.to_thread.run_sync(self.standings, 200, records)
         title = f"{self.config.name}: standings after {done} of {progress.total} games"
-        await trio.to_thread.run_sync(write_standings, self.folder, st, title)
+        await trio.to_thread.run_sync(self.publisher.write, st, title)
         if not self.quiet:
             self.say("\n" + render(st, "text", title=f"standings after {done} games").rstrip() + "\n")
-        # The page replays every game, so its cost grows with the run: it is rewritten only
-        # when the time since the last one is at least ten times what that one took.
-        if time.monotonic() - self._page_written >= 10 * self._page_cost:
+        if self.publisher.page_due:
             await trio.to_thread.run_sync(self._write_page, st, progress, True)
 
     def _write_page(self, st: Standings, progress: Progress, running: bool) -> None:
-        """``standings.html`` (blocking: called in a worker thread)."""
-        started = time.monotonic()
-        test = self.plan.test()
-        done, total = progress.done, progress.total
-        text = standings_html(
-            self.results.path,
-            st,
-            title=f"{self.config.name}: standings",
-            names=self.config.bot_names,
-            anchor=self.config.elo.anchor,
-            anchor_rating=self.config.elo.anchor_rating,
-            sprt=None if test is None else (test.test, test.candidate),
-            progress=(done, done if test is not None and test.decided else total),
-            running=running,
-            summaries=latest_records(self.records),
-        )
-        write_standings_html(self.folder, text)
-        self._page_written = time.monotonic()
-        self._page_cost = self._page_written - started
+        self.publisher.page(st, self.records, self.plan.test(), (progress.done, progress.total), running)
 
 
 async def run_tournament(config: TournamentConfig, **options: Any) -> TournamentResult:
