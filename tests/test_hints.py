@@ -174,3 +174,33 @@ def test_start_hints_choose_by_what_happened() -> None:
 @pytest.mark.parametrize("program", ["mybot.py", "./x.pl"])
 def test_no_hint_without_a_failure_that_fits(program: str) -> None:
     assert start_hints([program], b"#!/usr/bin/env python3\n", BotCrashed("A", None, "exited")) == []
+
+
+def test_the_referee_gives_the_same_hints_when_a_bot_cannot_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In a run (here ``vastuz match``), a start that fails says its likely cause: in the
+    games' records, and in the message that stops a run whose bot cannot be started."""
+    from referee.cli import main
+    from referee.play.records import Termination
+    from referee.tournament.store.results import ResultsFile
+
+    silent = write(tmp_path, "silent.py", NO_FLUSH, executable=False)
+    crlf = write(tmp_path, "crlf.py", f"#!{PY}\r\n{GOOD}".encode())
+    good = f"{PY} {write(tmp_path, 'good.py', GOOD, executable=False)}"
+    # A silent bot loses its games on time (its own fault), each record saying why.
+    code = main(["match", f"{PY} {silent}", good, "--games", "2", "--size", "3", "--startup-timeout", "1",
+                 "--out", str(tmp_path / "silent")])  # fmt: skip
+    assert code == 0
+    records = ResultsFile(tmp_path / "silent" / "results.jsonl").load().records
+    assert len(records) == 2 and all(
+        r.termination is Termination.TIME and SILENT in r.reason for r in records
+    )
+    capsys.readouterr()
+    # A program the kernel cannot run: void games, then the run stops, the hint in both.
+    code = main(["match", str(crlf), good, "--games", "4", "--size", "3", "--out", str(tmp_path / "crlf")])
+    assert code == 1
+    err = capsys.readouterr().err
+    records = ResultsFile(tmp_path / "crlf" / "results.jsonl").load().records
+    assert records and all(r.termination is Termination.VOID and "dos2unix" in r.reason for r in records)
+    assert "could not start 3 times in a row" in err and "dos2unix" in err

@@ -62,9 +62,11 @@ from protocol.messages import Command
 from referee.play.command import BotCommand, split_command
 from referee.play.cpu import pin_child
 from referee.play.faults import BotFault, BotProtocolError, BotStartError
+from referee.play.hints import start_hints
 from referee.play.logs import CappedLog, LogBudget, Transcript
 from referee.play.options import DEFAULT_OPTIONS, BotOptions
 from referee.play.pipes import BotPipes
+from referee.play.programs import read_head
 from referee.play.player import Exchange
 from referee.play.records import BotStats
 from referee.play.replies import Pending, Replies
@@ -221,7 +223,10 @@ class BotProcess:
                 preexec_fn=None if self.cpus is None else pin_child(self.cpus),
             )
         except OSError as exc:
-            self.start_failure = BotStartError(f"bot {self.label}: cannot start {self.command!r}: {exc}")
+            failure = BotStartError(f"bot {self.label}: cannot start {self.command!r}: {exc}")
+            failure.__cause__ = exc
+            hints = start_hints(self.argv, read_head(self.argv[0], self._cwd_path()), failure)
+            self.start_failure = BotStartError(str(failure) + "".join(f"; hint: {h}" for h in hints))
             raise self.start_failure from exc
         self.pid = process.pid
         # The tasks first: the close waits for the stderr drain's end, so nothing that could
@@ -235,10 +240,17 @@ class BotProcess:
         try:
             await self._handshake()
         except BotFault as fault:
-            await self._stderr.quote(fault, exited=process.returncode is not None)
+            alive = process.returncode is None
+            await self._stderr.quote(fault, exited=not alive)
+            # The fault is exact; the likely cause of a first-day one is said too.
+            head = read_head(self.argv[0], self._cwd_path())
+            fault.detail += "".join(f"; hint: {h}" for h in start_hints(self.argv, head, fault, alive=alive))
             self.start_failure = fault
             raise
         self.ready = True
+
+    def _cwd_path(self) -> Path | None:
+        return None if self.cwd is None else Path(self.cwd)
 
     async def _handshake(self) -> None:
         deadline = trio.current_time() + self.options.startup_timeout

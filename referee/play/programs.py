@@ -1,7 +1,8 @@
 """Whether a bot's program can be started, asked before any process is spawned.
 
 Used by config validation, ``vastuz match`` and ``vastuz check`` so that a missing or
-non-executable program is one clear error up front, not a game voided later.
+non-executable program is one clear error up front, not a game voided later; and the first
+bytes of a program file, for the hints of a start that failed (:mod:`referee.play.hints`).
 """
 
 from __future__ import annotations
@@ -46,3 +47,30 @@ def _problem(program: str, cwd: Path, env: Mapping[str, str]) -> str | None:
     elif (cwd / program).is_file():
         message += f"; to run the {program!r} in {cwd}, write './{program}'"
     return message
+
+
+HEAD = 512
+"""Bytes of the program file read: enough for any ``#!`` line."""
+
+
+def program_path(program: str, cwd: Path | None) -> Path | None:
+    """Where the spawner will find *program*: a path from the bot's folder, or on PATH."""
+    if os.sep in program:
+        return (cwd or Path.cwd()) / Path(program).expanduser()
+    found = shutil.which(program)
+    if found is not None:
+        return Path(found)
+    local = (cwd or Path.cwd()) / program  # not run from there, but a hint can name it
+    return local if local.is_file() else None
+
+
+def read_head(program: str, cwd: Path | None) -> bytes | None:
+    """The first bytes of the program file, or None (not found, a folder, unreadable)."""
+    path = program_path(program, cwd)
+    if path is None:
+        return None
+    try:
+        with path.open("rb") as f:
+            return f.read(HEAD)
+    except OSError:
+        return None
