@@ -27,6 +27,7 @@ from referee.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
 )
+from referee.cli.export import add_export_parser
 from referee.cli.match import add_match_parser
 from referee.cli.rules import add_rules_parser
 from referee.cli.show import add_show_parser
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_show_parser(subparsers)
     add_check_parser(subparsers)
     add_rules_parser(subparsers)
+    add_export_parser(subparsers)
     return parser
 
 

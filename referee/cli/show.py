@@ -24,7 +24,10 @@ def add_show_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         description="Replay a game record with the rules engine, printing the board after each turn.",
     )
     p.add_argument(
-        "record", type=Path, metavar="RECORD", help="a games.jsonl file or a single-record .json file"
+        "record",
+        type=Path,
+        metavar="RECORD",
+        help="a results.jsonl file, a single-record .json file or an .sgf file of vastuz export",
     )
     p.add_argument(
         "--game",

@@ -13,6 +13,7 @@ from typing import Any
 
 from referee.engine import Position
 from referee.play.records import GameRecord
+from referee.render.sgf import parse_sgf
 from referee.text import printable
 from referee.tournament.store.results import ResultsFile
 
@@ -27,15 +28,17 @@ class ShownGame:
 
 
 def load_game(path: Path, game: str | None = None) -> ShownGame:
-    """A record from a ``.json`` file, or game ``game`` (number or id; default the first)
-    of a ``.jsonl`` file. ``ValueError`` says what is wrong, without repeating the path
-    (the caller names the file)."""
+    """A record from a ``.json`` file or an ``.sgf`` file of ``vastuz export``, or game
+    ``game`` (number or id; default the first) of a ``.jsonl`` file. ``ValueError`` says
+    what is wrong, without repeating the path (the caller names the file)."""
     if not path.is_file():
         raise ValueError(
             "no such file" if not path.exists() else "not a file (expected a .jsonl or .json record)"
         )
     if path.suffix == ".json":
         return ShownGame(GameRecord.from_json(path.read_text(encoding="utf-8")), 1, 1)
+    if path.suffix == ".sgf":
+        return ShownGame(parse_sgf(path.read_text(encoding="utf-8")), 1, 1)
     records = ResultsFile(path).load().records
     if not records:
         raise ValueError("no game records in this file")
