@@ -66,8 +66,8 @@ from referee.play.hints import start_hints
 from referee.play.logs import CappedLog, LogBudget, Transcript
 from referee.play.options import DEFAULT_OPTIONS, BotOptions
 from referee.play.pipes import BotPipes
-from referee.play.programs import read_head
 from referee.play.player import Exchange
+from referee.play.programs import read_head
 from referee.play.records import BotStats
 from referee.play.replies import Pending, Replies
 from referee.play.spec import DEFAULT_COMMAND_TIMEOUT
