@@ -31,6 +31,7 @@ from referee.cli.export import add_export_parser
 from referee.cli.match import add_match_parser
 from referee.cli.rules import add_rules_parser
 from referee.cli.show import add_show_parser
+from referee.cli.sprt import add_sprt_parser
 from referee.cli.tournament import add_report_parser, add_tournament_parser
 from referee.errors import VastuzError, single_error
 
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_parser(subparsers)
     add_rules_parser(subparsers)
     add_export_parser(subparsers)
+    add_sprt_parser(subparsers)
     return parser
 
 

@@ -35,6 +35,8 @@ NELO_PER_T = 800 / math.log(10)
 """Normalized Elo per unit of t-value (per game): 347.4..."""
 REGULARIZATION = 1e-3
 PAIR_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
+GAME_VALUES = (0.0, 0.5, 1.0)
+"""A single game's scores (L, D, W): the trinomial test of :func:`llr_games`."""
 _ROOT_TOLERANCE = 1e-15
 
 
@@ -55,16 +57,17 @@ class Decision(str, enum.Enum):
 # ------------------------------------------------------------------------ distributions
 
 
-def regularized(counts: Sequence[float]) -> list[float]:
+def regularized(counts: Sequence[float], size: int = 5) -> list[float]:
     """The counts with every zero replaced by :data:`REGULARIZATION`."""
-    if len(counts) != 5 or any(c < 0 for c in counts):
-        raise ValueError(f"expected five non-negative pentanomial counts, got {list(counts)}")
+    if len(counts) != size or any(c < 0 for c in counts):
+        what = "pentanomial" if size == 5 else "L, D, W"
+        raise ValueError(f"expected {size} non-negative {what} counts, got {list(counts)}")
     return [float(c) if c > 0 else REGULARIZATION for c in counts]
 
 
-def _mean_var(probs: Sequence[float]) -> tuple[float, float]:
-    mean = sum(p * a for p, a in zip(probs, PAIR_VALUES, strict=True))
-    var = sum(p * (a - mean) ** 2 for p, a in zip(probs, PAIR_VALUES, strict=True))
+def _mean_var(probs: Sequence[float], values: Sequence[float] = PAIR_VALUES) -> tuple[float, float]:
+    mean = sum(p * a for p, a in zip(probs, values, strict=True))
+    var = sum(p * (a - mean) ** 2 for p, a in zip(probs, values, strict=True))
     return mean, var
 
 
@@ -94,17 +97,19 @@ def _secular_root(shifts: Sequence[float], probs: Sequence[float]) -> float:
     return (lo + hi) / 2
 
 
-def mle_expected(probs: Sequence[float], score: float) -> list[float]:
-    """The distribution on the pair scores nearest to ``probs`` (maximum likelihood)
-    among those whose expectation is ``score``."""
-    shifts = [a - score for a in PAIR_VALUES]
+def mle_expected(probs: Sequence[float], score: float, values: Sequence[float] = PAIR_VALUES) -> list[float]:
+    """The distribution on the pair scores (or ``values``) nearest to ``probs`` (maximum
+    likelihood) among those whose expectation is ``score``."""
+    shifts = [a - score for a in values]
     x = _secular_root(shifts, probs)
     out = [p / (1 + x * c) for p, c in zip(probs, shifts, strict=True)]
     total = sum(out)
     return [p / total for p in out]
 
 
-def mle_t_value(probs: Sequence[float], ref: float, t: float) -> list[float]:
+def mle_t_value(
+    probs: Sequence[float], ref: float, t: float, values: Sequence[float] = PAIR_VALUES
+) -> list[float]:
     """The maximum likelihood distribution among those with ``(mean - ref) / sd == t``.
 
     The stationarity condition has the form of :func:`mle_expected` with shifts that
@@ -112,9 +117,9 @@ def mle_t_value(probs: Sequence[float], ref: float, t: float) -> list[float]:
     distribution until it stops moving (a handful of steps)."""
     current = [1 / len(probs)] * len(probs)
     for _ in range(100):
-        mean, var = _mean_var(current)
+        mean, var = _mean_var(current, values)
         sd = math.sqrt(var)
-        shifts = [a - ref - t * sd * (1 + ((mean - a) / sd) ** 2) / 2 for a in PAIR_VALUES]
+        shifts = [a - ref - t * sd * (1 + ((mean - a) / sd) ** 2) / 2 for a in values]
         x = _secular_root(shifts, probs)
         new = [p / (1 + x * c) for p, c in zip(probs, shifts, strict=True)]
         total = sum(new)
@@ -151,6 +156,45 @@ def llr(counts: Sequence[float], elo0: float, elo1: float, model: Model = Model.
         t0, t1 = (e / NELO_PER_T * math.sqrt(2) for e in (elo0, elo1))
         h0, h1 = (mle_t_value(probs, 0.5, t) for t in (t0, t1))
     return _llr(reg, h0, h1)
+
+
+def llr_games(wdl: Sequence[float], elo0: float, elo1: float, model: Model = Model.NORMALIZED) -> float:
+    """The generalized LLR of the same test on single games (trinomial: ``wdl`` the
+    candidate's wins, draws and losses), for counts that were not kept by pairs. It treats
+    games as independent, which colour-reversed pairs are not: from the same games the
+    pentanomial LLR (:func:`llr`) is the one a run computes."""
+    w, d, lo = wdl
+    reg = regularized([lo, d, w], 3)
+    n = sum(reg)
+    probs = [c / n for c in reg]
+    if model is Model.LOGISTIC:
+        h0, h1 = (mle_expected(probs, logistic_score(e), GAME_VALUES) for e in (elo0, elo1))
+    else:
+        h0, h1 = (mle_t_value(probs, 0.5, e / NELO_PER_T, GAME_VALUES) for e in (elo0, elo1))
+    return _llr(reg, h0, h1)
+
+
+def game_estimates(wdl: Sequence[int], confidence: float = 0.95) -> tuple[EloEstimate, EloEstimate]:
+    """Logistic Elo and normalized Elo of the candidate from its single games' W, D, L,
+    each with its interval (normal approximation; ``None`` where the data hold none, as in
+    :func:`pair_estimates`)."""
+    w, d, lo = wdl
+    n = w + d + lo
+    if n == 0:
+        return EloEstimate(math.nan, None, None), EloEstimate(math.nan, None, None)
+    mean, var = _mean_var([lo / n, d / n, w / n], GAME_VALUES)
+    elo = _elo_of_score(mean)
+    if var <= 0 or n < 2:
+        return EloEstimate(elo if elo is not None else math.nan, None, None), EloEstimate(
+            math.nan, None, None
+        )
+    half = NormalDist().inv_cdf(0.5 + confidence / 2) * math.sqrt(var / n)
+    logistic = EloEstimate(
+        elo if elo is not None else math.nan, _elo_of_score(mean - half), _elo_of_score(mean + half)
+    )
+    scale = NELO_PER_T / math.sqrt(var)
+    normalized = EloEstimate((mean - 0.5) * scale, (mean - half - 0.5) * scale, (mean + half - 0.5) * scale)
+    return logistic, normalized
 
 
 def llr_normal_approximation(counts: Sequence[float], elo0: float, elo1: float) -> float:
@@ -200,6 +244,14 @@ class Sprt:
         decision = Decision.H1 if value >= upper else Decision.H0 if value <= lower else None
         return SprtStatus(self, tuple(counts), value, lower, upper, decision)
 
+    def status_of_games(self, wdl: tuple[int, int, int]) -> SprtStatus:
+        """Where the test stands on single games (see :func:`llr_games`); its ``counts``
+        are empty (no pairs) and :meth:`SprtStatus.line` shows the games' W-D-L."""
+        lower, upper = self.bounds
+        value = llr_games(wdl, self.elo0, self.elo1, self.model) if sum(wdl) else 0.0
+        decision = Decision.H1 if value >= upper else Decision.H0 if value <= lower else None
+        return SprtStatus(self, (), value, lower, upper, decision, games=wdl)
+
 
 @dataclass(frozen=True)
 class SprtStatus:
@@ -211,6 +263,8 @@ class SprtStatus:
     lower: float
     upper: float
     decision: Decision | None
+    games: tuple[int, int, int] | None = None
+    """Set (W, D, L) for a test on single games (:meth:`Sprt.status_of_games`)."""
 
     @property
     def pairs(self) -> int:
@@ -239,16 +293,25 @@ class SprtStatus:
             "decision": None if self.decision is None else self.decision.value,
         }
 
-    def line(self, wdl: tuple[int, int, int]) -> str:
+    def line(self, wdl: tuple[int, int, int] | None) -> str:
         """One line of live output, as fastchess prints it: games, the candidate's W-D-L
-        (``wdl``: the pentanomial counts cannot tell DD from WL), the pentanomial counts,
-        Elo and nElo with their intervals, the LLR, how far it has gone, the bounds."""
-        ll, ld, mid, wd, ww = self.counts
-        logistic, normalized = pair_estimates(self.counts)
+        (``wdl``: the pentanomial counts cannot tell DD from WL; None: not known, shown
+        ``?``), the pentanomial counts, Elo and nElo with their intervals, the LLR, how far
+        it has gone, the bounds. A test on single games shows its games instead of pairs."""
+        if self.games is not None:
+            w, d, lo = self.games
+            logistic, normalized = game_estimates(self.games)
+            head = f"games {w + d + lo} (single games, no pairs), W-D-L {w}-{d}-{lo}; "
+        else:
+            ll, ld, mid, wd, ww = self.counts
+            logistic, normalized = pair_estimates(self.counts)
+            shown = "?" if wdl is None else f"{wdl[0]}-{wdl[1]}-{wdl[2]}"
+            head = (
+                f"games {2 * self.pairs} ({self.pairs} pairs), W-D-L {shown}, "
+                f"penta [{ll}, {ld}, {mid}, {wd}, {ww}]; "
+            )
         return (
-            f"games {2 * self.pairs} ({self.pairs} pairs), W-D-L {wdl[0]}-{wdl[1]}-{wdl[2]}, "
-            f"penta [{ll}, {ld}, {mid}, {wd}, {ww}]; "
-            f"Elo {_signed(logistic.elo)} [{_signed(logistic.low)}, {_signed(logistic.high)}], "
+            head + f"Elo {_signed(logistic.elo)} [{_signed(logistic.low)}, {_signed(logistic.high)}], "
             f"nElo {_signed(normalized.elo)} [{_signed(normalized.low)}, {_signed(normalized.high)}]; "
             f"LLR {self.llr:.2f} ({100 * self.progress:.1f}%), bounds [{self.lower:.2f}, {self.upper:.2f}], "
             f"[elo0, elo1] = [{self.test.elo0:g}, {self.test.elo1:g}] ({self.test.model.value})"
