@@ -83,17 +83,13 @@ class LocalExecutor:
         self.settings = settings
         self.log_dir = log_dir
         self.concurrency = concurrency
-        self._cores = cores  # affinity: the core kept for the referee, and each game slot's
+        self.cores = cores  # affinity: the core kept for the referee, and each game slot's
         self.pool: BotPool | None = None
         self._free_slots = list(range(concurrency - 1, -1, -1))  # game slots not playing now
 
     @property
     def slots(self) -> int:
         return self.concurrency
-
-    @property
-    def cores(self) -> CorePlan | None:
-        return self._cores
 
     def describe(self) -> str:
         return f"concurrency {self.concurrency}"

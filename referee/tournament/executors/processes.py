@@ -92,7 +92,7 @@ class ProcessExecutor:
         cores: CorePlan | None = None,
     ) -> None:
         self.concurrency = concurrency
-        self._cores = cores  # affinity: as for the local executor, the slots shared by all children
+        self.cores = cores  # affinity: as for the local executor, the slots shared by all children
         self._free_slots = list(range(concurrency - 1, -1, -1))
         self.processes = max(1, min(processes, concurrency))
         # Each child keeps a log allowance per bot: an N-th each keeps the bot within its cap.
@@ -110,10 +110,6 @@ class ProcessExecutor:
     @property
     def slots(self) -> int:
         return self.concurrency
-
-    @property
-    def cores(self) -> CorePlan | None:
-        return self._cores
 
     def describe(self) -> str:
         return f"concurrency {self.concurrency} over {self.processes} referee processes"

@@ -55,7 +55,7 @@ from typing import ClassVar
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
 from referee.ratings.fit import fit_strengths, sigmoid, strongly_connected, with_prior
-from referee.tournament.plans.plan import Checks, Field, TestView, even
+from referee.tournament.plans.plan import Checks, Field, Quiet, TestView, even
 from referee.tournament.slots import PairKeys, ScheduledGame, colour_reversed
 
 PAIRS = PairKeys("ad-")
@@ -156,7 +156,7 @@ class AdaptivePlan:
         )
 
 
-class AdaptiveSchedule:
+class AdaptiveSchedule(Quiet):
     """The run's state (who met whom, with what result) and the pair it asks for next (a
     :class:`~.plan.Plan`)."""
 
@@ -357,15 +357,6 @@ class AdaptiveSchedule:
     # ------------------------------------------------------------------ what it says
     def describe(self) -> str:
         return f"{self.total} games, adaptive (each pair where the ranking is least certain)"
-
-    def after_game(self, every: int) -> list[str]:
-        return []
-
-    def end_lines(self) -> list[str]:
-        return []
-
-    def test(self) -> TestView | None:
-        return None
 
     def misfits(self, found: Iterable[GameSummary]) -> list[str]:
         """Its slots' bots are chosen as it goes: a found game fits if the state takes it."""

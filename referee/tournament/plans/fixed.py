@@ -33,7 +33,7 @@ from typing import ClassVar
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
-from referee.tournament.plans.plan import MAX_SCHEDULE_GAMES, Checks, Field, TestView, misfits_of
+from referee.tournament.plans.plan import MAX_SCHEDULE_GAMES, Checks, Field, Quiet, TestView, misfits_of
 from referee.tournament.slots import ScheduledGame, colour_reversed
 
 DEFAULT_GAMES_PER_PAIR = 2
@@ -46,8 +46,37 @@ def _check_games_per_pair(games_per_pair: int, rounds: int) -> None:
         raise ValueError("rounds must be at least 1")
 
 
+class _Fixed:
+    """What the fixed kinds share: their keys' parse, and a plan that is their whole list."""
+
+    games_per_pair: int
+    rounds: int
+
+    def pairings(self, names: Sequence[str]) -> list[tuple[str, str]]:
+        raise NotImplementedError
+
+    @classmethod
+    def parse(cls, checks: Checks, value: object, names: tuple[str, ...]) -> FixedSpec:
+        return _parse(checks, value, names)
+
+    def test(self, field: Field, recorded: Iterable[GameSummary]) -> TestView | None:
+        return None
+
+    def check(self, field: Field) -> None:
+        self.pairings(field.names)
+
+    def games_of(self, field: Field) -> list[ScheduledGame]:
+        return _schedule(self, field)
+
+    def describe(self, field: Field) -> str:
+        return f"{len(self.games_of(field))} games"
+
+    def make_plan(self, field: Field, recorded: Iterable[GameSummary] = ()) -> FixedPlan:
+        return FixedPlan(self.games_of(field))
+
+
 @dataclass(frozen=True)
-class RoundRobinSpec:
+class RoundRobinSpec(_Fixed):
     """``{kind: round_robin}``: every pair of bots meets, ``games_per_pair`` games (even, so
     colours and setups balance) per round."""
 
@@ -66,29 +95,13 @@ class RoundRobinSpec:
         # ``rounds`` is left out on purpose: a finished tournament may be extended.
         return {"kind": self.kind, "games_per_pair": self.games_per_pair, "challengers": []}
 
-    @classmethod
-    def parse(cls, checks: Checks, value: object, names: tuple[str, ...]) -> FixedSpec:
-        return _parse(checks, value, names)
-
     @staticmethod
     def from_fingerprint(data: dict[str, object]) -> RoundRobinSpec:
         return RoundRobinSpec(_int(data["games_per_pair"]))
 
-    def test(self, field: Field, recorded: Iterable[GameSummary]) -> TestView | None:
-        return None
-
-    def check(self, field: Field) -> None:
-        self.pairings(field.names)
-
-    def describe(self, field: Field) -> str:
-        return f"{len(schedule_games(field.names, self, field.mode, field.openings))} games"
-
-    def make_plan(self, field: Field, recorded: Iterable[GameSummary] = ()) -> FixedPlan:
-        return FixedPlan(schedule_games(field.names, self, field.mode, field.openings))
-
 
 @dataclass(frozen=True)
-class GauntletSpec:
+class GauntletSpec(_Fixed):
     """``{kind: gauntlet, challengers: [...]}``: each challenger meets every bot that is
     not a challenger (challengers do not meet each other)."""
 
@@ -117,28 +130,12 @@ class GauntletSpec:
         challengers = list(self.challengers)
         return {"kind": self.kind, "games_per_pair": self.games_per_pair, "challengers": challengers}
 
-    @classmethod
-    def parse(cls, checks: Checks, value: object, names: tuple[str, ...]) -> FixedSpec:
-        return _parse(checks, value, names)
-
     @staticmethod
     def from_fingerprint(data: dict[str, object]) -> GauntletSpec:
         challengers = data["challengers"]
         if not isinstance(challengers, list):
             raise TypeError("its challengers are not a list")
         return GauntletSpec(_int(data["games_per_pair"]), challengers=tuple(str(c) for c in challengers))
-
-    def test(self, field: Field, recorded: Iterable[GameSummary]) -> TestView | None:
-        return None
-
-    def check(self, field: Field) -> None:
-        self.pairings(field.names)
-
-    def describe(self, field: Field) -> str:
-        return f"{len(schedule_games(field.names, self, field.mode, field.openings))} games"
-
-    def make_plan(self, field: Field, recorded: Iterable[GameSummary] = ()) -> FixedPlan:
-        return FixedPlan(schedule_games(field.names, self, field.mode, field.openings))
 
 
 FixedSpec = RoundRobinSpec | GauntletSpec
@@ -221,8 +218,12 @@ def schedule_games(
     openings: Sequence[Opening] = (),
 ) -> list[ScheduledGame]:
     """The schedule from its pieces (see the module docstring for the guarantees)."""
-    field = Field(tuple(names), mode, tuple(openings))
-    pairs = spec.pairings(names)
+    return _schedule(spec, Field(tuple(names), mode, tuple(openings)))
+
+
+def _schedule(spec: _Fixed, field: Field) -> list[ScheduledGame]:
+    mode = field.mode
+    pairs = spec.pairings(field.names)
     couples = spec.games_per_pair // 2
     games: list[ScheduledGame] = []
     dealt = 0  # couples so far, to deal openings in schedule order
@@ -250,7 +251,7 @@ def schedule_games(
     return games
 
 
-class FixedPlan:
+class FixedPlan(Quiet):
     """A schedule known in full before the first game (round robin, gauntlet)."""
 
     open_ended = False
@@ -271,15 +272,6 @@ class FixedPlan:
 
     def describe(self) -> str:
         return f"{self.total} games"
-
-    def after_game(self, every: int) -> list[str]:
-        return []
-
-    def end_lines(self) -> list[str]:
-        return []
-
-    def test(self) -> TestView | None:
-        return None
 
     def misfits(self, found: Iterable[GameSummary]) -> list[str]:
         return misfits_of(self.schedule, found)

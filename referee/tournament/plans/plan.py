@@ -168,6 +168,20 @@ class Plan(Protocol):
         ...
 
 
+class Quiet:
+    """The defaults of a plan that adds nothing of its own to the run's output, standings or
+    page (it runs no test)."""
+
+    def after_game(self, every: int) -> list[str]:
+        return []
+
+    def end_lines(self) -> list[str]:
+        return []
+
+    def test(self) -> TestView | None:
+        return None
+
+
 class ScheduleSpec(Protocol):
     """The frozen value of a config's ``schedule`` key, for one kind."""
 
