@@ -388,7 +388,7 @@ GOOD = {"name": "good", "command": [PY]}
         (
             {"name": "x", "command": [PY], "argv": []},
             "bots[1].argv",
-            "unknown key (expected one of: name, command, cwd, env)",
+            "unknown key (expected one of: name, command, cwd, env, limits, sandbox)",
         ),
         ("python bot.py", "bots[1]", "expected a mapping with name and command, got 'python bot.py' (str)"),
     ],
@@ -887,3 +887,38 @@ def test_an_adaptive_schedule(tmp_path: Path) -> None:
     assert (
         parse_error(tmp_path, schedule={"kind": "adaptive", "games": 8, "rounds": 2}).key == "schedule.rounds"
     )
+
+
+def test_limits_and_sandbox_config_wide_and_per_bot(tmp_path):
+    # The config's limits for every bot, a bot's own key by key over them; sizes as in `logs`.
+    import yaml
+
+    from referee.play.limits import Limits
+
+    data = {
+        "time_control": {"per_move": 1},
+        "limits": {"memory": "512MiB"},
+        "bots": [
+            {"name": "a", "command": "python3 -c pass"},
+            {"name": "b", "command": "python3 -c pass", "limits": {"processes": 4, "memory": "none"}},
+        ],
+    }
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(data))
+    config = load_config(path)
+    assert config.bots[0].limits == Limits(512 << 20, 256)
+    assert config.bots[1].limits == Limits(None, 4)
+    assert not config.bots[0].sandbox
+    for limits, where, what in (
+        ({"memory": "lots"}, "limits.memory", "expected a size in bytes"),
+        ({"memory": 4096}, "limits.memory", "at least 1 MiB"),
+        ({"processes": 0}, "limits.processes", "expected an integer"),
+        ({"cpu": 1}, "limits.cpu", "unknown key"),
+    ):
+        path.write_text(yaml.safe_dump({**data, "limits": limits}))
+        with pytest.raises(ConfigError) as caught:
+            load_config(path)
+        assert caught.value.key == where and what in str(caught.value), (limits, str(caught.value))
+    path.write_text(yaml.safe_dump({**data, "sandbox": "yes"}))
+    with pytest.raises(ConfigError, match="expected true or false"):
+        load_config(path)

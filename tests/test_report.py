@@ -96,7 +96,7 @@ async def test_formats(autojump_clock: trio.testing.MockClock) -> None:
     assert [row.split()[3] for row in text.splitlines() if row.split()[1:2] == ["b"]] == ["anchor"]
     assert text.startswith("t\n") and "Crosstable" in text and "6 games rated, 1 void" in text
     header = next(row for row in text.splitlines() if row.startswith("rank"))
-    assert header.split()[-5:] == ["time", "illegal", "crash", "protocol", "resign"]
+    assert header.split()[-7:] == ["time", "illegal", "crash", "protocol", "resign", "memory", "processes"]
     md = render(st, "markdown", title="t")
     assert md.startswith("# t") and "| bot" in md
     document = json.loads(render(st, "json"))

@@ -13,6 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.play.limits import Limits
+from referee.play.sandbox import Sandbox
+
 
 def split_command(command: str | Sequence[str]) -> list[str]:
     """A bot command as argv: a string is split like a shell would (without a shell)."""
@@ -22,13 +25,17 @@ def split_command(command: str | Sequence[str]) -> list[str]:
 @dataclass(frozen=True)
 class BotCommand:
     """How to start a bot: its command (a string is split like a shell would, without a
-    shell), a label for logs and records, and optionally a working directory and extra
-    environment variables (added to the referee's own environment)."""
+    shell), a label for logs and records, and optionally a working directory, extra
+    environment variables (added to the referee's own environment), the bot's
+    :class:`~referee.play.containment.Limits` (None: none) and its
+    :class:`~referee.play.sandbox.Sandbox` (None: it runs as the referee does)."""
 
     command: str | tuple[str, ...]
     label: str
     cwd: Path | None = None
     env: Mapping[str, str] | None = None
+    limits: Limits | None = None
+    sandbox: Sandbox | None = None
 
     @property
     def argv(self) -> list[str]:

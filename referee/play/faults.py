@@ -91,3 +91,15 @@ class BotResigned(BotFault):
     """The bot answered ``resign``. Not a misbehaviour, but a loss handled the same way."""
 
     termination = Termination.RESIGN
+
+
+class BotOverMemory(BotFault):
+    """The bot's processes together held more memory than its limit (``limits.memory``)."""
+
+    termination = Termination.MEMORY
+
+
+class BotOverProcesses(BotFault):
+    """The bot ran more processes at once than its limit (``limits.processes``)."""
+
+    termination = Termination.PROCESSES

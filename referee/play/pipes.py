@@ -138,6 +138,13 @@ class BotPipes:
             self._poll()
         return self._healthy and self.replies.fault is None
 
+    def fail(self, fault: BotFault) -> None:
+        """A fault found outside the pipes (the limit watch): it is the bot's, and the
+        request waiting, if any, raises it now."""
+        self.replies.record(fault)
+        self._healthy = False
+        self._wake()
+
     def mark_unhealthy(self) -> None:
         """The bot is being killed: nothing it says from now on can be trusted."""
         self._healthy = False

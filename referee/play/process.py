@@ -59,10 +59,13 @@ import trio
 from protocol import commands
 from protocol.framing import ProtocolError
 from protocol.messages import Command
+from referee.play import containment
 from referee.play.command import BotCommand, split_command
+from referee.play.containment import BotTree, LimitWatch, Usage
 from referee.play.cpu import pin_child
-from referee.play.faults import BotFault, BotProtocolError, BotStartError
+from referee.play.faults import BotFault, BotOverMemory, BotOverProcesses, BotProtocolError, BotStartError
 from referee.play.hints import start_hints
+from referee.play.limits import Limits, describe_size
 from referee.play.logs import CappedLog, LogBudget, Transcript
 from referee.play.options import DEFAULT_OPTIONS, BotOptions
 from referee.play.pipes import BotPipes
@@ -70,6 +73,7 @@ from referee.play.player import Exchange
 from referee.play.programs import read_head
 from referee.play.records import BotStats
 from referee.play.replies import Pending, Replies
+from referee.play.sandbox import Sandbox, wrap
 from referee.play.spec import DEFAULT_COMMAND_TIMEOUT
 from referee.play.stderr import StderrDrain
 
@@ -113,6 +117,8 @@ class BotProcess:
         transcript: Path | None = None,
         log_budget: LogBudget | None = None,
         cpus: frozenset[int] | None = None,
+        limits: Limits | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.argv = split_command(command)
         if not self.argv:
@@ -124,6 +130,9 @@ class BotProcess:
         self.options = options
         self.log_budget = log_budget
         self.cpus = cpus
+        self.limits = limits
+        self.sandbox = sandbox
+        self.tree: BotTree | None = None  # every process of it (see referee.play.containment)
         self.name: str | None = None
         self.version: str | None = None
         self.commands: set[str] = set()
@@ -165,6 +174,8 @@ class BotProcess:
             transcript=transcript,
             log_budget=log_budget,
             cpus=cpus,
+            limits=bot.limits,
+            sandbox=bot.sandbox,
         )
 
     def __repr__(self) -> str:
@@ -210,17 +221,20 @@ class BotProcess:
         """
         if self._process is not None:
             raise RuntimeError(f"{self!r} is already started")
-        env = None if self.env is None else {**os.environ, **self.env}
+        token = containment.new_token()
+        env = {**os.environ, **(self.env or {}), containment.TOKEN_VARIABLE: token}
+        contained = containment.become_subreaper()
+        argv = self.argv if self.sandbox is None else wrap(self.argv, self.cwd, self.sandbox)
         try:
             self._process = process = await trio.lowlevel.open_process(
-                self.argv,
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=self.cwd,
                 env=env,
                 start_new_session=True,
-                preexec_fn=None if self.cpus is None else pin_child(self.cpus),
+                preexec_fn=containment.preexec(None if self.cpus is None else pin_child(self.cpus)),
             )
         except OSError as exc:
             failure = BotStartError(f"bot {self.label}: cannot start {self.command!r}: {exc}")
@@ -229,6 +243,10 @@ class BotProcess:
             self.start_failure = BotStartError(str(failure) + "".join(f"; hint: {h}" for h in hints))
             raise self.start_failure from exc
         self.pid = process.pid
+        if contained:
+            self.tree = BotTree(process.pid, token)
+            if self.limits is not None and self.limits.any:
+                LimitWatch.current().watch(self.tree, self.limits, self._over_limit)
         # The tasks first: the close waits for the stderr drain's end, so nothing that could
         # raise (a bug of ours) may come between the spawn and the drain's start.
         assert process.stderr is not None
@@ -248,6 +266,28 @@ class BotProcess:
             self.start_failure = fault
             raise
         self.ready = True
+
+    def _over_limit(self, kind: str, usage: Usage) -> None:
+        """The limit watch saw the bot over a limit: its fault first (the game's loss says
+        why), then every process of it killed (the close reaps them)."""
+        limits = self.limits
+        assert limits is not None and self.tree is not None
+        if kind == "memory":
+            assert limits.memory is not None
+            fault: BotFault = BotOverMemory(
+                self.label,
+                self.pipes.replies.last_command,
+                f"over its memory limit of {describe_size(limits.memory)}: {describe_size(usage.memory)} "
+                f"resident in {usage.processes} process(es)",
+            )
+        else:
+            fault = BotOverProcesses(
+                self.label,
+                self.pipes.replies.last_command,
+                f"over its limit of {limits.processes} processes: {usage.processes} running",
+            )
+        self.pipes.fail(fault)
+        self.tree.sweep()
 
     def _cwd_path(self) -> Path | None:
         return None if self.cwd is None else Path(self.cwd)
@@ -445,6 +485,12 @@ class BotProcess:
                 with trio.move_on_after(grace):
                     await process.wait()
         self._signal_group(signal.SIGKILL)  # whatever is left of the group: grandchildren
+        tree = self.tree
+        if tree is not None:  # and whatever left the group: a daemon, its orphans
+            with trio.move_on_after(self.options.kill_grace + 1.0):
+                await tree.kill()
+            LimitWatch.forget(tree)
+            tree.close()
         self._transcript.line("!", f"reaped: returncode {process.returncode}")
         # Let the drain read the last of stderr, then close our ends (ends both tasks even
         # if an escaped grandchild still holds the pipes open).

@@ -36,6 +36,8 @@ class Termination(str, enum.Enum):
     CRASH = "crash"
     PROTOCOL = "protocol"
     RESIGN = "resign"
+    MEMORY = "memory"
+    PROCESSES = "processes"
     VOID = "void"
 
     @property

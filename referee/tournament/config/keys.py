@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from referee.engine import MAX_SIZE, MIN_SIZE
+from referee.play.limits import Limits
 from referee.play.spec import DEFAULT_MARGIN, TimeControl
-from referee.tournament.config.checks import MAX_NAME_LENGTH, FieldChecks, _join
+from referee.tournament.config.checks import MAX_NAME_LENGTH, FieldChecks, _describe, _join
 from referee.tournament.config.values import (
     DEFAULT_BATCH,
     DEFAULT_BOARD_SIZE,
@@ -75,6 +76,34 @@ NAME = Check(
     FieldChecks.name,
 )
 PATH = Check("a path", FieldChecks.path)
+MAX_PROCESS_LIMIT = 100_000
+"""The most processes a bot may be allowed (``limits.processes``)."""
+
+
+def _memory(checks: FieldChecks, value: object, path: str) -> int | None:
+    if value is None or value == "none":
+        return None
+    size = checks.byte_size(value, path)
+    if size < 1 << 20:
+        checks.fail(path, f"expected at least 1 MiB (or none), got {size} bytes")
+    return size
+
+
+def _process_count(checks: FieldChecks, value: object, path: str) -> int | None:
+    if value is None or value == "none":
+        return None
+    return checks.integer(value, path, minimum=1, maximum=MAX_PROCESS_LIMIT)
+
+
+def _boolean(checks: FieldChecks, value: object, path: str) -> bool:
+    if not isinstance(value, bool):
+        checks.fail(path, f"expected true or false, got {_describe(value)}")
+    return value
+
+
+MEMORY_LIMIT = Check("bytes (`512MiB`, `2GiB`), at least 1 MiB, or `none`", _memory)
+PROCESS_LIMIT = Check(f"integer 1..{MAX_PROCESS_LIMIT:,} or `none`", _process_count)
+BOOLEAN = Check("`true` or `false`", _boolean)
 
 
 @dataclass(frozen=True)
@@ -171,6 +200,41 @@ COMMAND = Key("command", WORDS, "the program and its arguments", required=BOT)
 CWD = Key("cwd", PATH, "the bot's working folder (must exist)", shown="the config's folder")
 VARIABLES = Check[dict[str, str]]("a mapping of names to strings or numbers")
 ENV = Key("env", VARIABLES, "added to the referee's environment", default={}, shown="none")
+MEMORY_DOC = "resident memory of all the bot's processes together; over it, the bot loses by `memory`"
+PROCESSES_DOC = "the bot's processes at once; over it, the bot loses by `processes`"
+MEMORY = Key("memory", MEMORY_LIMIT, MEMORY_DOC, default="1GiB", shown="1 GiB")
+PROCESS_COUNT = Key("processes", PROCESS_LIMIT, PROCESSES_DOC, default=256)
+LIMITS_CHECK = Check[Limits]("`{memory: SIZE, processes: N}`")
+TRUST = "see the README's [Running bots you do not trust](../README.md#running-bots-you-do-not-trust)"
+LIMITS = Key(
+    "limits",
+    LIMITS_CHECK,
+    f"what each bot may use; {TRUST}",
+    default={},
+    shown="",
+    keys=(MEMORY, PROCESS_COUNT),
+    what="{memory: SIZE, processes: N}",
+)
+SANDBOX = Key(
+    "sandbox",
+    BOOLEAN,
+    "run every bot under bubblewrap (`bwrap`): the system read-only, its `cwd` writable, a private "
+    f"`/tmp`, no network, the results and the other bots' folders hidden; {TRUST}",
+    default=False,
+)
+BOT_LIMITS = Key(
+    "limits",
+    LIMITS_CHECK,
+    "this bot's own, key by key over the config's `limits`",
+    default={},
+    shown="",
+    keys=(
+        Key("memory", MEMORY_LIMIT, MEMORY_DOC, shown="the config's `limits.memory`"),
+        Key("processes", PROCESS_LIMIT, PROCESSES_DOC, shown="the config's `limits.processes`"),
+    ),
+    what="{memory: SIZE, processes: N}",
+)
+BOT_SANDBOX = Key("sandbox", BOOLEAN, "this bot under bubblewrap, or not", shown="the config's `sandbox`")
 TIME_CONTROL = Key(
     "time_control",
     Check[TimeControl]("`{per_move: S}` or `{main: S, increment: S}`, optional `margin: S`"),
@@ -216,7 +280,7 @@ BOTS = Key(
         "a list of at least 2 bots (exactly 2 for an SPRT: the candidate first, then the baseline)"
     ),
     required="this key is required",
-    keys=(BOT_NAME, COMMAND, CWD, ENV),
+    keys=(BOT_NAME, COMMAND, CWD, ENV, BOT_LIMITS, BOT_SANDBOX),
     what="a mapping with name and command",
     items=True,
 )
@@ -281,6 +345,8 @@ TOP = Key(
         ELO,
         BOTS,
         LOGS,
+        LIMITS,
+        SANDBOX,
         EXECUTOR,
         AFFINITY,
     ),

@@ -18,7 +18,9 @@ from pathlib import Path
 from types import MappingProxyType
 
 from referee.play.cpu import available_cpus, describe_cpus, parse_cpus
+from referee.play.limits import DEFAULT_LIMITS, Limits
 from referee.play.programs import program_problem
+from referee.play.sandbox import missing as missing_sandbox
 from referee.play.spec import OpeningKind, TimeControl
 from referee.tournament.config import keys
 from referee.tournament.config.checks import (
@@ -72,7 +74,9 @@ class ConfigParser(FieldChecks):
                     f"(letters, digits, '_', '.', '-'; at most {MAX_NAME_LENGTH}); give one",
                 )
         board_size = top.get(keys.BOARD_SIZE)
-        bots = top.get(keys.BOTS, lambda value, _: self.bots(value))
+        limits = top.get(keys.LIMITS, lambda value, path: keys.LIMITS.read(self, value, path).build(Limits))
+        sandbox = top.get(keys.SANDBOX)
+        bots = top.get(keys.BOTS, lambda value, _: self.bots(value, limits, sandbox))
         names = tuple(bot.name for bot in bots)
         # Arguments are evaluated in order: the order the keys are checked in (which error a
         # config with several mistakes gets first).
@@ -184,7 +188,12 @@ class ConfigParser(FieldChecks):
 
     # --- bots
 
-    def bots(self, value: object) -> tuple[BotSpec, ...]:
+    def bots(
+        self, value: object, limits: Limits = DEFAULT_LIMITS, sandbox: bool = False
+    ) -> tuple[BotSpec, ...]:
+        """The bots, each with the config's ``limits`` and ``sandbox`` unless it has its own
+        (its ``limits`` key by key); a sandbox where bubblewrap is missing fails here,
+        before any bot starts."""
         if not isinstance(value, list):
             self.fail("bots", f"expected a list of bots, got {_describe(value)}")
         if len(value) < 2:
@@ -212,7 +221,19 @@ class ConfigParser(FieldChecks):
                 problem = program_problem(command[0], cwd, env)
                 if problem is not None:
                     self.fail(f"{path}.command", problem)
-            bots.append(BotSpec(name, command, cwd, MappingProxyType(env)))
+            own = keys.BOT_LIMITS.read(self, spec.values.get("limits", {}), f"{path}.limits")
+            bot_limits = Limits(
+                **{
+                    key.name: own.get(key) if key.name in own else getattr(limits, key.name)
+                    for key in keys.BOT_LIMITS.keys
+                }
+            )
+            boxed = spec.get(keys.BOT_SANDBOX) if "sandbox" in spec else sandbox
+            if boxed and self.check_programs:
+                problem = missing_sandbox()
+                if problem is not None:
+                    self.fail(f"{path}.sandbox" if "sandbox" in spec else "sandbox", problem)
+            bots.append(BotSpec(name, command, cwd, MappingProxyType(env), bot_limits, boxed))
         return tuple(bots)
 
     def command(self, value: object, path: str) -> tuple[str, ...]:

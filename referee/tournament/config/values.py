@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from referee.play.limits import DEFAULT_LIMITS, Limits
 from referee.play.records import GameSummary
 from referee.play.spec import (
     DEFAULT_COMMAND_TIMEOUT,
@@ -107,12 +108,16 @@ class ExecutorSpec:
 @dataclass(frozen=True)
 class BotSpec:
     """How to start one bot. ``env`` holds only the config's variables; whoever spawns the
-    bot merges them over ``os.environ``."""
+    bot merges them over ``os.environ``. ``limits`` and ``sandbox`` are the bot's (its own
+    or the config's): not part of the fingerprint, since they bound a bot rather than say
+    what a game is."""
 
     name: str
     command: tuple[str, ...]
     cwd: Path
     env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    limits: Limits = DEFAULT_LIMITS
+    sandbox: bool = False
 
 
 @dataclass(frozen=True)

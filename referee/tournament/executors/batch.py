@@ -26,6 +26,7 @@ from referee.play.options import BotOptions
 from referee.play.process import BotProcess
 from referee.play.programs import program_problem
 from referee.play.records import GameRecord, SlotInfo, parse_line
+from referee.play.sandbox import Sandbox
 from referee.play.spec import (
     DEFAULT_COMMAND_TIMEOUT,
     DEFAULT_STARTUP_TIMEOUT,
@@ -33,12 +34,22 @@ from referee.play.spec import (
     OpeningKind,
     TimeControl,
 )
-from referee.tournament.config.values import TournamentConfig
+from referee.tournament.config.values import BotSpec, TournamentConfig
 from referee.tournament.executors.pool import BotPool, Starts
 from referee.tournament.slots import ScheduledGame
 
 STOP_POLL_SECONDS = 1.0
 """How often a batch asks whether the run was stopped (a cluster worker's Ctrl-C)."""
+
+
+def _command(config: TournamentConfig, bot: BotSpec) -> BotCommand:
+    """How to start ``bot``: in a sandbox, the results folder and the other bots' folders
+    are hidden from it."""
+    sandbox = None
+    if bot.sandbox:
+        others = (other.cwd for other in config.bots if other.cwd != bot.cwd)
+        sandbox = Sandbox(hidden=(config.output, *others))
+    return BotCommand(bot.command, bot.name, bot.cwd, dict(bot.env), bot.limits, sandbox)
 
 
 @dataclass(frozen=True)
@@ -63,7 +74,7 @@ class GameSettings:
             tournament=config.name,
             board_size=config.board_size,
             time_control=config.time_control,
-            commands={b.name: BotCommand(b.command, b.name, b.cwd, dict(b.env)) for b in config.bots},
+            commands={b.name: _command(config, b) for b in config.bots},
             log_max_per_game=config.logs.max_per_game,
             log_max_per_bot=config.logs.max_per_bot,
             transcripts=transcripts,

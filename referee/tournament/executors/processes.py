@@ -14,9 +14,13 @@ bot's logs together stay within it.
 
 Failures: a child that dies (killed, out of memory) loses only its games in progress; a
 new child takes its place and those games are played again, at most
-:data:`MAX_LOST_RUNS` times each before the run stops (keeping its results). A child killed
-outright cannot close its bots: they leave at the end of their input, as PROTOCOL.md asks
-of every bot (one busy thinking leaves when it next reads). Stopping: the
+:data:`MAX_LOST_RUNS` times each before the run stops (keeping its results). A child that
+sends nothing for :data:`FROZEN_AFTER` seconds (it sends a heartbeat every
+:data:`~referee.tournament.executors.referee_process.HEARTBEAT`) is frozen (stopped with
+SIGSTOP, or hung): it is killed and its games are played again the same way. A child killed
+outright cannot close its bots; the run is their child subreaper (see
+:mod:`referee.play.containment`), so they become its children and it kills every one of
+them, hung or not, with whatever they started. Stopping: the
 first Ctrl-C makes every child abandon its games and close its bots; the second sends them
 SIGTERM, on which each kills its bots' process groups at once.
 """
@@ -37,6 +41,7 @@ import trio
 
 import referee
 from referee.errors import RunStopped
+from referee.play import containment
 from referee.play.cpu import CorePlan
 from referee.tournament.executors.batch import GameSettings, Played
 from referee.tournament.executors.frames import FrameReader, encode
@@ -47,8 +52,13 @@ MAX_LOST_RUNS = 3
 """How often one game may be lost with its referee process before the run stops."""
 START_TIMEOUT = 60.0
 """Seconds for a new referee process to import the project and say it is ready."""
+FROZEN_AFTER = 30.0
+"""Seconds without a frame (each child sends a heartbeat) after which a child is frozen."""
 STOP_TIMEOUT = 30.0
 """Seconds for the referee processes to close their bots at the end of a run (then killed)."""
+
+
+_NOTHING = object()
 
 
 class _Lost(Exception):
@@ -66,6 +76,7 @@ class _Referee:
     results: dict[str, Played] = dataclasses.field(default_factory=dict)
     failures: dict[str, str] = dataclasses.field(default_factory=dict)
     alive: bool = True
+    frozen: bool = False
     sending: trio.Lock = dataclasses.field(default_factory=trio.Lock)
 
     async def send(self, message: object) -> None:
@@ -119,6 +130,8 @@ class ProcessExecutor:
 
     @asynccontextmanager
     async def _running(self) -> AsyncIterator[None]:
+        # The bots of a child that dies are re-parented here, to be killed.
+        containment.become_subreaper()
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             try:
@@ -171,7 +184,13 @@ class ProcessExecutor:
         """Take a child's frames until it exits; then its games in progress are lost."""
         try:
             while True:
-                message = await ref.reader.read()
+                message: object = _NOTHING
+                with trio.move_on_after(FROZEN_AFTER):
+                    message = await ref.reader.read()
+                if message is _NOTHING:  # not even a heartbeat: frozen
+                    ref.frozen = True
+                    ref.process.kill()
+                    break
                 if message is None:
                     break
                 assert isinstance(message, tuple)
@@ -199,6 +218,7 @@ class ProcessExecutor:
                 if ref.process.returncode is None:
                     ref.process.kill()
                     await ref.process.wait()
+                containment.kill_strays(ref.process.pid)  # its bots, orphans now
             for event in ref.waiting.values():
                 event.set()
             ref.waiting.clear()
@@ -274,7 +294,9 @@ class ProcessExecutor:
                 raise RuntimeError(f"referee process {ref.name} failed playing {game.slot}:\n{failure}")
             status = ref.process.returncode
             what = (
-                f"exited (status {status})"
+                f"sent nothing for {FROZEN_AFTER:g} s (frozen) and was killed"
+                if ref.frozen
+                else f"exited (status {status})"
                 if status is None or status >= 0
                 else f"was killed by signal {-status}"
             )
@@ -304,4 +326,4 @@ def _signal(process: trio.Process, sig: signal.Signals) -> None:
         pass
 
 
-__all__ = ["MAX_LOST_RUNS", "ProcessExecutor"]
+__all__ = ["FROZEN_AFTER", "MAX_LOST_RUNS", "ProcessExecutor"]

@@ -13,7 +13,8 @@ The conversation, in frames (:mod:`referee.tournament.executors.frames`) on stdi
   each game to start at once, and ``("stop",)`` (or the end of stdin: the run is gone) to
   abandon the games in progress, close every bot and exit;
 * out: ``("ready", pid)`` once the pool exists, then ``("done", Played)`` per finished
-  game, or ``("failed", slot, text)`` when playing it raised (a bug of ours: the run stops).
+  game, or ``("failed", slot, text)`` when playing it raised (a bug of ours: the run stops),
+  and ``("alive",)`` every :data:`HEARTBEAT` seconds, so the run can tell a frozen process.
 
 Signals: the terminal's Ctrl-C and hang-up are the run's to handle (it sends ``stop``), so
 they are ignored here; SIGTERM is the run's second Ctrl-C: every bot's process group is
@@ -26,6 +27,7 @@ import os
 import signal
 import sys
 import traceback
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
@@ -34,6 +36,9 @@ from referee.tournament.executors.batch import GameSettings, play_scheduled
 from referee.tournament.executors.frames import FrameReader, encode
 from referee.tournament.executors.pool import BotPool
 from referee.tournament.slots import ScheduledGame
+
+HEARTBEAT = 1.0
+"""Seconds between two ``("alive",)`` frames."""
 
 
 async def serve(commands_fd: int, answers_fd: int) -> None:
@@ -73,6 +78,7 @@ async def serve(commands_fd: int, answers_fd: int) -> None:
             try:
                 async with trio.open_nursery() as games:
                     await send(("ready", os.getpid()))
+                    games.start_soon(_heartbeat, send)
                     while True:
                         message = await reader.read()
                         if not isinstance(message, tuple) or message[0] != "play":  # "stop", or the end
@@ -82,6 +88,12 @@ async def serve(commands_fd: int, answers_fd: int) -> None:
             finally:
                 await pool.aclose()
         watcher.cancel_scope.cancel()
+
+
+async def _heartbeat(send: Callable[[object], Awaitable[None]]) -> None:
+    while True:
+        await trio.sleep(HEARTBEAT)
+        await send(("alive",))
 
 
 async def _kill_on_sigterm(
