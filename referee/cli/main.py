@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import trio
 
+from referee.cli.book import add_book_parser
 from referee.cli.check import add_check_parser
 from referee.cli.common import (
     EXIT_FAILED,
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_rules_parser(subparsers)
     add_export_parser(subparsers)
     add_sprt_parser(subparsers)
+    add_book_parser(subparsers)
     return parser
 
 

@@ -6,7 +6,16 @@ the referee and tools build on; see ``docs/rules.md`` for the rules it implement
 
 from .color import Color
 from .errors import BadNotation, IllegalTurn, TurnError
-from .geometry import MAX_SIZE, MIN_SIZE, geometry, iter_points, parse_point, point_count, point_name
+from .geometry import (
+    MAX_SIZE,
+    MIN_SIZE,
+    board_symmetries,
+    geometry,
+    iter_points,
+    parse_point,
+    point_count,
+    point_name,
+)
 from .position import Position
 from .score import score_of
 from .shapes import canonical
@@ -21,6 +30,7 @@ __all__ = [
     "Position",
     "TurnBuilder",
     "TurnError",
+    "board_symmetries",
     "canonical",
     "geometry",
     "iter_points",

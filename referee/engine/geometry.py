@@ -167,3 +167,28 @@ def iter_points(size: int) -> Iterator[str]:
     """Every point name of the board of side ``size``, in row order."""
     geo = geometry(size)
     return (geo.names[p] for p in geo.points)
+
+
+@cache
+def board_symmetries(size: int) -> tuple[dict[str, str], ...]:
+    """The 12 symmetries of the board of side ``size`` (6 rotations about the centre, each
+    with and without a reflection; the identity first), each as a map from a point's name
+    to its image's. The same 12 maps as :mod:`.shapes` uses for group shapes, centred on the
+    middle point, where they carry the board onto itself."""
+    geo = geometry(size)
+    n1 = size - 1
+    cells = [(p % geo.width - n1, p // geo.width - n1) for p in geo.points]
+    out = []
+    for turn in range(6):
+        for mirror in (False, True):
+            image = {}
+            for p, (x, y) in zip(geo.points, cells, strict=True):
+                for _ in range(turn):
+                    x, y = x - y, x
+                if mirror:
+                    x, y = y, x
+                target = geo.index(x + n1, y + n1)
+                assert target is not None  # a symmetry of the hexagon keeps every point on it
+                image[geo.names[p]] = geo.names[target]
+            out.append(image)
+    return tuple(out)

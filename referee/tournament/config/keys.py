@@ -184,6 +184,35 @@ RANDOM = Key(
     what="{count: N, seed: S}",
 )
 BOOK = Key("book", PATH, "a file of fixed openings, one a line: `BLACK WHITE [TURN ...]`", shown="")
+
+
+def choice(*values: str) -> Check[str]:
+    """One of ``values``, as a string."""
+
+    def read(checks: FieldChecks, value: object, path: str) -> str:
+        text = checks.string(value, path)
+        if text not in values:
+            shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+            checks.fail(path, f"expected {' or '.join(repr(v) for v in values)}, got {shown}")
+        return text
+
+    return Check(" or ".join(f"`{v}`" for v in values), read)
+
+
+ORDER = Key(
+    "order",
+    choice("sequential", "random"),
+    "with `book`: the book's order, or shuffled by `seed` once before the first game",
+    default="sequential",
+)
+ORDER_SEED = Key("seed", integer(), "with `order: random`: the shuffle's seed", default=DEFAULT_RANDOM_SEED)
+POLICY = Key(
+    "policy",
+    choice("round", "encounter"),
+    "`round`: one opening per colour-reversed couple in schedule order; `encounter`: every pairing "
+    "plays the same openings in the same order (round robin, gauntlet; not `adaptive`)",
+    default="round",
+)
 CLOCK = "`per_move` or `main` is required"
 PER_MOVE = Key(
     "per_move", POSITIVE_SECONDS, "each move must come within this; unused time is lost", shown=CLOCK
@@ -245,9 +274,12 @@ TIME_CONTROL = Key(
 NAME_KEY = Key("name", NAME, shown="the config file's name without `.yaml`")
 OPENING = Key(
     "opening",
-    Check[OpeningSpec]("`pie`, `empty`, `{book: FILE}` or `{random: {count: N, seed: S, turns: T}}`"),
+    Check[OpeningSpec](
+        "`pie`, `empty`, `{book: FILE, order, seed, policy}` or "
+        "`{random: {count: N, seed: S, turns: T}, policy}`"
+    ),
     default="pie",
-    keys=(BOOK, RANDOM),
+    keys=(BOOK, RANDOM, ORDER, ORDER_SEED, POLICY),
     what=OPENING_FORMS,
 )
 SCHEDULE = Key(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import re
 import shlex
 from pathlib import Path
@@ -41,6 +42,7 @@ from referee.tournament.config.values import (
     TournamentConfig,
 )
 from referee.tournament.plans.kinds import ScheduleSpec, parse_schedule
+from referee.tournament.plans.plan import OpeningPolicy
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -80,7 +82,7 @@ class ConfigParser(FieldChecks):
         names = tuple(bot.name for bot in bots)
         # Arguments are evaluated in order: the order the keys are checked in (which error a
         # config with several mistakes gets first).
-        return TournamentConfig(
+        config = TournamentConfig(
             name=name,
             board_size=board_size,
             bots=bots,
@@ -95,6 +97,9 @@ class ConfigParser(FieldChecks):
             executor=top.get(keys.EXECUTOR, self.executor),
             affinity=top.get(keys.AFFINITY, self.affinity),
         )
+        if config.opening.policy is OpeningPolicy.ENCOUNTER and config.schedule.kind == "adaptive":
+            self.fail("opening.policy", "an adaptive schedule plays its pairings unevenly: use policy: round")
+        return config
 
     def affinity(self, value: object, path: str) -> frozenset[int] | None:
         """``true`` (every CPU this process may use), ``false``, or the CPUs to use, as a
@@ -281,18 +286,34 @@ class ConfigParser(FieldChecks):
                 return OpeningSpec(OpeningKind(value))
             self.fail("opening", f"expected {keys.OPENING_FORMS}, got {_short_repr(value)}")
         spec = keys.OPENING.read(self, value, "opening")
-        if len(spec.values) != 1:
-            self.fail("opening", f"expected exactly one of book, random; got {len(spec.values)} keys")
+        sources = [name for name in ("book", "random") if name in spec]
+        if len(sources) != 1:
+            self.fail("opening", f"expected exactly one of book, random; got {len(sources)}")
+        policy = OpeningPolicy(spec.get(keys.POLICY))
         if "book" in spec:
             book = spec.get(keys.BOOK)
+            openings = read_book(book, size, key="opening.book", config=self.file)
+            order = spec.get(keys.ORDER)
+            order_seed = spec.get(keys.ORDER_SEED) if order == "random" else None
+            if order_seed is None and "seed" in spec:
+                self.fail("opening.seed", "goes with order: random (a book is otherwise played in its order)")
+            if order_seed is not None:
+                shuffled = list(openings)
+                random.Random(order_seed).shuffle(shuffled)
+                openings = tuple(shuffled)
             return OpeningSpec(
-                OpeningKind.BOOK, read_book(book, size, key="opening.book", config=self.file), book=book
+                OpeningKind.BOOK, openings, book=book, policy=policy, order=order, order_seed=order_seed
             )
+        for name in ("order", "seed"):
+            if name in spec:
+                self.fail(f"opening.{name}", "goes with book (random openings have their own seed)")
         settings = keys.RANDOM.read(self, spec.values["random"], "opening.random")
         count = settings.get(keys.RANDOM_COUNT, self.random_count)
         seed, turns = settings.get(keys.RANDOM_SEED), settings.get(keys.RANDOM_TURNS)
         openings = random_openings(size, count, seed, turns=turns)
-        return OpeningSpec(OpeningKind.RANDOM, openings, count=count, seed=seed, random_turns=turns)
+        return OpeningSpec(
+            OpeningKind.RANDOM, openings, count=count, seed=seed, random_turns=turns, policy=policy
+        )
 
     def random_count(self, value: object, path: str) -> int:
         count = self.integer(value, path, minimum=1)

@@ -37,7 +37,7 @@ from referee.play.spec import (
     TimeControl,
 )
 from referee.tournament.plans.kinds import ScheduleSpec
-from referee.tournament.plans.plan import Field, Plan
+from referee.tournament.plans.plan import Field, OpeningPolicy, Plan
 
 DEFAULT_BOARD_SIZE = 7
 DEFAULT_RANDOM_SEED = 0
@@ -55,7 +55,9 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]+")
 class OpeningSpec:
     """The ``opening`` key. ``openings`` is the resolved list, non-empty exactly for
     ``BOOK`` and ``RANDOM``; ``book`` is the resolved book path; ``count``/``seed``/
-    ``random_turns`` echo the ``random`` settings."""
+    ``random_turns`` echo the ``random`` settings. ``openings`` are in the order they are
+    dealt (a book with ``order: random`` is shuffled by ``order_seed`` when read), and
+    ``policy`` says how (:class:`~referee.tournament.plans.plan.OpeningPolicy`)."""
 
     kind: OpeningKind
     openings: tuple[Opening, ...] = ()
@@ -63,6 +65,9 @@ class OpeningSpec:
     count: int | None = None
     seed: int | None = None
     random_turns: int = 0
+    policy: OpeningPolicy = OpeningPolicy.ROUND
+    order: str = "sequential"
+    order_seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -152,7 +157,7 @@ class TournamentConfig:
     @property
     def field(self) -> Field:
         """What the schedule deals out: the bots in config order and the openings."""
-        return Field(self.bot_names, self.opening.kind, self.opening.openings)
+        return Field(self.bot_names, self.opening.kind, self.opening.openings, self.opening.policy)
 
     def make_plan(self, recorded: Iterable[GameSummary] = ()) -> Plan:
         """The schedule's plan, given the games already recorded (see
@@ -182,6 +187,12 @@ class TournamentConfig:
             "opening": {
                 "kind": self.opening.kind.value,
                 "openings": [[o.black, o.white, list(o.turns)] for o in self.opening.openings],
+                # Only when not the default, so the folders of earlier runs still resume.
+                **(
+                    {}
+                    if self.opening.policy is OpeningPolicy.ROUND
+                    else {"policy": self.opening.policy.value}
+                ),
             },
             "schedule": self.schedule.fingerprint(),
             # Only when set: the folders of earlier runs have no such key and still resume.

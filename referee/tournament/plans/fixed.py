@@ -21,8 +21,10 @@ Order: round by round; inside a round, couple ``j`` of every pair before couple 
 of any pair, so a tournament stopped early still has every pair at (almost) the same
 number of games. Round-robin pairs are listed in circle-method order (each bot at most once
 per sweep), so early games also spread over all bots. Openings are dealt in schedule order,
-one per couple, cycling through the list. Nothing in round ``r`` depends on the number of
-rounds: adding rounds appends games and leaves existing slots unchanged.
+one per couple, cycling through the list; under ``opening.policy: encounter`` each pairing's
+couples are dealt the list from its start instead (every pairing the same openings).
+Nothing in round ``r`` depends on the number of rounds: adding rounds appends games and
+leaves existing slots unchanged.
 """
 
 from __future__ import annotations
@@ -33,7 +35,15 @@ from typing import ClassVar
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
-from referee.tournament.plans.plan import MAX_SCHEDULE_GAMES, Checks, Field, Quiet, TestView, misfits_of
+from referee.tournament.plans.plan import (
+    MAX_SCHEDULE_GAMES,
+    Checks,
+    Field,
+    OpeningPolicy,
+    Quiet,
+    TestView,
+    misfits_of,
+)
 from referee.tournament.slots import ScheduledGame, colour_reversed
 
 DEFAULT_GAMES_PER_PAIR = 2
@@ -244,7 +254,9 @@ def _schedule(spec: _Fixed, field: Field) -> list[ScheduledGame]:
                         round_=round_,
                         pair=(x, y),
                         game=2 * j + 1,
-                        opening=field.opening(dealt),
+                        opening=field.opening(
+                            dealt if field.policy is OpeningPolicy.ROUND else (round_ - 1) * couples + j
+                        ),
                     )
                 )
                 dealt += 1

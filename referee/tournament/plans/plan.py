@@ -13,6 +13,7 @@ concern, nor is anything on disk: plans are pure and deterministic.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, NoReturn, Protocol
@@ -57,14 +58,26 @@ def even(checks: Checks, value: object, key: str, why: str, *, minimum: int = 2)
     return number
 
 
+class OpeningPolicy(str, enum.Enum):
+    """How a schedule of several pairings deals its openings (``opening.policy``).
+    ``round``: one per colour-reversed couple in schedule order, cycling through the list
+    (so pairings get different openings). ``encounter``: every pairing gets the same
+    openings in the same order (its couple ``k`` plays opening ``k``), so no bot is rated
+    on easier openings than another (fastchess and cutechess users ask for this)."""
+
+    ROUND = "round"
+    ENCOUNTER = "encounter"
+
+
 @dataclass(frozen=True)
 class Field:
     """What a plan deals out besides its own settings: the bots (in config order, which
-    fixes pairings and an SPRT's candidate) and the openings."""
+    fixes pairings and an SPRT's candidate), the openings and how they are dealt."""
 
     names: tuple[str, ...]
     mode: OpeningKind
     openings: tuple[Opening, ...] = ()
+    policy: OpeningPolicy = OpeningPolicy.ROUND
 
     def __post_init__(self) -> None:
         if len(self.names) < 2 or len(set(self.names)) != len(self.names):
