@@ -258,3 +258,11 @@ def test_a_frozen_referee_process_is_given_up_and_its_games_played_again(tmp_pat
     each_game_once(path, tmp_path / "out")
     assert "(frozen) and was killed" in out.getvalue(), out.getvalue()
     assert wait_until_gone(marker, 10) == []
+
+
+@pytest.mark.skipif(missing_sandbox() is not None, reason="needs bubblewrap (bwrap)")
+def test_vastuz_check_runs_the_checks_inside_the_sandbox():
+    run = vastuz("check", "--sandbox", f"{sys.executable} {FAKEBOT}")
+    out, err = run.communicate(timeout=300)
+    assert run.returncode == 0, (out, err)
+    assert "0 failed" in out, out

@@ -68,6 +68,11 @@ def add_check_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
         metavar="DIR",
         help="keep each bot process's stderr and protocol transcript in DIR",
     )
+    p.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="run the checks with the bot under bubblewrap, as `sandbox: true` in a tournament",
+    )
     p.set_defaults(handler=cmd_check)
 
 
@@ -91,8 +96,16 @@ async def cmd_check(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"vastuz check: {hinted(problem, command_hints(words, None))}", file=sys.stderr)
         return EXIT_USAGE
+    if args.sandbox:
+        from referee.play.sandbox import missing
+
+        why = missing()
+        if why is not None:
+            print(f"vastuz check: {why}", file=sys.stderr)
+            return EXIT_USAGE
     options = CheckOptions(
         command=args.bot,
+        sandbox=args.sandbox,
         sizes=tuple(args.size or DEFAULT_SIZES),
         games=args.games,
         per_move=args.per_move,

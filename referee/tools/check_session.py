@@ -30,6 +30,7 @@ from referee.play.faults import BotFault, BotStartError
 from referee.play.options import DEFAULT_QUIT_GRACE, BotOptions
 from referee.play.process import BotProcess
 from referee.play.records import GameRecord
+from referee.play.sandbox import Sandbox
 from referee.play.spec import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MARGIN, DEFAULT_STARTUP_TIMEOUT
 
 REQUIRED_COMMANDS = (
@@ -91,6 +92,8 @@ class CheckOptions:
     quit_grace: float = DEFAULT_QUIT_GRACE
     cwd: Path | None = None
     log_dir: Path | None = None
+    sandbox: bool = False
+    """Run the bot under bubblewrap, as ``sandbox: true`` does in a tournament."""
     seed: int = 0
     opponent: tuple[str, ...] = (sys.executable, "-m", "sample_bots.random_bot", "--seed", "1")
 
@@ -183,6 +186,7 @@ class Session:
             cwd=self.options.cwd,
             stderr_log=stderr_log,
             transcript=transcript,
+            sandbox=Sandbox() if self.options.sandbox else None,
             options=BotOptions(
                 startup_timeout=self.options.startup_timeout, quit_grace=self.options.quit_grace
             ),
