@@ -318,3 +318,23 @@ def test_a_cluster_that_loses_every_worker_stops_the_run_and_keeps_its_games(tmp
     records = ResultsFile(tmp_path / "out" / "results.jsonl").load().records
     assert 1 <= len(records) < 12 and len({r.slot for r in records}) == len(records)
     assert wait_until_gone(marker, 20) == []
+
+
+def test_losing_the_scheduler_ends_the_run_with_one_message_and_its_standings(tmp_path, cluster, marker):
+    _, worker = cluster.worker("w1")
+    cluster.wait_for_workers(1)
+    path = write_config(tmp_path, slow_bots(marker))
+    with reaped(vastuz("tournament", str(path), "--dask", cluster.address, "--standings-every", "0")) as run:
+        wait_for(lambda: recorded(tmp_path / "out") >= 2, "two recorded games", run)
+        cluster.scheduler.kill()  # SIGKILL: no goodbye to the clients
+        cluster.scheduler.wait()
+        out, err = run.communicate(timeout=180)
+    assert run.returncode == 2, (out, err)
+    assert f"lost the Dask scheduler at {cluster.address}" in err and "Run the same command again" in err
+    assert "Traceback" not in err and err.count("lost the Dask scheduler") == 1
+    # The standings are those of every game recorded, not of the last periodic look.
+    standings = json.loads((tmp_path / "out" / "standings.json").read_text())
+    assert standings["games"] == recorded(tmp_path / "out") >= 2
+    worker.kill()  # it would wait for its scheduler; its bots then leave with it
+    worker.wait()
+    assert wait_until_gone(marker, 30) == []

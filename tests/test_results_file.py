@@ -1,4 +1,5 @@
-"""The results file: durable appends, torn tails dropped and repaired, damage reported."""
+"""The results file: durable appends, torn tails set aside, damaged lines skipped and named,
+symlinks refused, every line read in bounded memory."""
 
 import signal
 import subprocess
@@ -8,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from referee.errors import ResultsError
 from referee.play.records import BotEntry, GameRecord, SlotInfo
 from referee.tournament.store.results import FolderLock, ResultsFile
 
@@ -34,14 +34,12 @@ def test_append_and_load_round_trip(tmp_path):
     loaded = rf.load()
     assert slots(loaded) == ["s0", "s1", "s2", "s3", "s4"]
     assert loaded.records[3] == rec("s3", "x")  # typed, whole, equal to what was written
-    assert loaded.torn_tail == b""
+    assert loaded.torn == 0 and loaded.skipped == []
     assert rf.path.read_text(encoding="utf-8").count("\n") == 5
 
 
-@pytest.mark.parametrize(
-    "tail", [b'{"schema": 1, "game_id": "s2", "res', b'{"slot": "s2"}', b"garbage\n", b"garbage\n\n"]
-)
-def test_a_torn_last_line_is_dropped_and_repaired(tmp_path, tail):
+@pytest.mark.parametrize("tail", [b'{"schema": 1, "game_id": "s2", "res', b'{"slot": "s2"}', b"garbage"])
+def test_a_torn_last_line_is_set_aside_and_named(tmp_path, tail):
     rf = ResultsFile(tmp_path / "results.jsonl")
     rf.append(rec("s0"))
     rf.append(rec("s1"))
@@ -49,18 +47,22 @@ def test_a_torn_last_line_is_dropped_and_repaired(tmp_path, tail):
         fh.write(tail)
     loaded = rf.load()
     assert slots(loaded) == ["s0", "s1"]
-    assert loaded.torn_tail == tail
-    rf.repair()
+    assert loaded.torn == len(tail) and loaded.skipped == []
+    _, aside = rf.repair()
+    assert aside is not None and aside.read_bytes() == tail  # kept, beside the file
     rf.append(rec("s2"))
     assert slots(rf.load()) == ["s0", "s1", "s2"]
-    assert rf.load().torn_tail == b""
+    assert rf.load().torn == 0
 
 
-def test_damage_in_the_middle_is_reported_with_its_line(tmp_path):
+def test_damage_in_the_middle_is_skipped_and_named_with_its_line(tmp_path):
     rf = ResultsFile(tmp_path / "results.jsonl")
-    rf.path.write_text(rec("s0").to_json() + "\nnot json\n" + rec("s2").to_json() + "\n")
-    with pytest.raises(ResultsError, match=r"line 2 is damaged \(not JSON"):
-        rf.load()
+    rf.path.write_text(rec("s0").to_json() + "\nnot json\n" + rec("s2").to_json() + "\ngarbage\n\n")
+    loaded = rf.load()
+    assert slots(loaded) == ["s0", "s2"]
+    assert [s.lineno for s in loaded.skipped] == [2, 4] and "not JSON" in loaded.skipped[0].why
+    line = loaded.skipped_line(rf.path)
+    assert line is not None and "2 line(s) are not game records and are not rated: line 2 (not JSON" in line
 
 
 @pytest.mark.parametrize(
@@ -80,8 +82,9 @@ def test_a_line_that_is_json_but_not_a_record_is_named_never_dropped(tmp_path, l
         fh.write(line + "\n")
     if where == "middle":
         rf.append(rec("s2"))
-    with pytest.raises(ResultsError, match=rf"results.jsonl: line 2 is damaged \({why}"):
-        rf.load()
+    loaded = rf.load()
+    assert [(s.lineno, why in s.why) for s in loaded.skipped] == [(2, True)]
+    assert line + "\n" in rf.path.read_text()  # named, and left where it is
 
 
 def test_a_killed_writer_never_leaves_more_than_a_torn_tail(tmp_path):
@@ -104,7 +107,7 @@ def test_a_killed_writer_never_leaves_more_than_a_torn_tail(tmp_path):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     rf = ResultsFile(path)
-    loaded = rf.repair()
+    loaded, _ = rf.repair()
     kept = slots(loaded)
     assert kept == [f"s{i}" for i in range(len(kept))] and len(kept) >= 10
     rf.append(rec("after"))

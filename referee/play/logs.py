@@ -13,6 +13,7 @@ that dies can be quoted in the fault message whatever happened to its log file.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import IO
@@ -86,7 +87,9 @@ class CappedLog:
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
+                # Never through a symlink: a bot could point its log at a file of ours.
+                flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+                self._file = os.fdopen(os.open(path, flags, 0o644), "ab", buffering=0)
             except OSError as exc:
                 self._give_up("cannot be opened", exc)
 

@@ -445,6 +445,8 @@ class GameSummary:
     pair_key: str | None
     bots: tuple[BotSummary, BotSummary]
     moves: int
+    event: str | None = None
+    """The name of the tournament that played it (its record's ``tournament.name``)."""
 
     @property
     def is_void(self) -> bool:
@@ -469,6 +471,7 @@ class GameSummary:
             moves=_moves_key(
                 record.labels, record.black, setup, b"|".join(t.turn.encode() for t in record.turns)
             ),
+            event=None if record.tournament is None else record.tournament.name,
         )
 
 
@@ -544,6 +547,7 @@ def parse_summary(line: bytes) -> GameSummary:
             moves=_moves_key(
                 labels, data["black"], None if setup is None else (setup["black"], setup["white"]), turns
             ),
+            event=None if slot is None else str(slot["name"]),
         )
     except KeyError as exc:
         raise ValueError(f"record lacks the field {exc.args[0]!r}") from None

@@ -28,6 +28,7 @@ the output folder (:mod:`~referee.tournament.store`), the ratings
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -36,7 +37,7 @@ from typing import Any, TextIO
 
 import trio
 
-from referee.errors import ResultsError, RunStopped, single_error
+from referee.errors import ResultsError, RunStopped, VastuzError, single_error
 from referee.play.records import GameSummary, Termination
 from referee.ratings.report import Standings
 from referee.render.standings_text import render
@@ -49,15 +50,7 @@ from referee.tournament.plans.fixed import FixedPlan
 from referee.tournament.plans.plan import Pending, Plan
 from referee.tournament.progress import Progress, TournamentResult, cpu_lines, game_line, header
 from referee.tournament.slots import ScheduledGame
-from referee.tournament.store.folder import (
-    LOGS,
-    MANIFEST,
-    RESULTS,
-    check_adopted,
-    check_manifest,
-    latest_records,
-    shown,
-)
+from referee.tournament.store.folder import LOGS, RESULTS, latest_records, open_results, shown
 from referee.tournament.store.pages import PAGE
 from referee.tournament.store.publish import Publisher
 from referee.tournament.store.results import FolderLock, ResultsFile
@@ -148,28 +141,14 @@ class Tournament:
     async def run(self) -> TournamentResult:
         config = self.config
         self.folder.mkdir(parents=True, exist_ok=True)
-        with FolderLock(self.folder):
-            if self.adopt and not (self.folder / MANIFEST).exists():
-                # Checked before the manifest is written, so a refused adoption leaves the
-                # folder as it was.
-                found = self.results.summaries().records
-                check_adopted(config.make_plan().misfits(found), self.folder)
-                self.say(f"adopting {len(found)} game(s) found without a manifest", always=True)
-            check_manifest(config, self.folder, adopt=self.adopt)
-            loaded = self.results.repair()
-            if loaded.torn_tail:
-                self.say(
-                    f"note: dropped a torn last line of {shown(self.results.path)} "
-                    f"({len(loaded.torn_tail)} bytes): "
-                    "the game in flight when the previous run was killed; it will be replayed",
-                    always=True,
-                )
-            self.records = loaded.records
+        with FolderLock(self.folder), contextlib.ExitStack() as closing:
+            opened = open_results(config, self.folder, adopt=self.adopt)
+            self.appender = closing.enter_context(opened.appender)
+            for note in opened.notes:
+                self.say(note, always=True)
+            self.records = opened.records
             played = [r for r in latest_records(self.records) if not r.is_void]
-            try:
-                plan = self.plan = config.make_plan(played)
-            except ValueError as exc:  # recorded games that cannot be this plan's
-                raise ResultsError(f"{shown(self.results.path)}: {exc}") from None
+            plan = self.plan = config.make_plan(played)
             games = plan.games({r.slot for r in played})
             # Games to play; None: the plan decides as it goes.
             to_play = games.remaining if games.available() else 0
@@ -181,8 +160,13 @@ class Tournament:
                     await self._play(games, to_play, progress)
                 except BaseExceptionGroup as group:
                     # trio's nurseries wrap errors in groups; a user-facing error (the
-                    # results file cannot be written) should reach the user as itself.
-                    raise single_error(group) from None
+                    # results file cannot be written, the cluster is gone) should reach the
+                    # user as itself, after the standings of the games this run recorded.
+                    error = single_error(group)
+                    if isinstance(error, VastuzError):
+                        with contextlib.suppress(OSError, VastuzError):
+                            self.publisher.write(await trio.to_thread.run_sync(self.standings))
+                    raise error from None
             st = await trio.to_thread.run_sync(self.standings)
             self.publisher.write(st)
             running = not self.stopping and self.halt is None and progress.done < progress.total
@@ -294,7 +278,7 @@ class Tournament:
         # Shielded: once a game has finished, its record is written whatever happens.
         with trio.CancelScope(shield=True):
             try:
-                await trio.to_thread.run_sync(self.results.append, record)
+                await trio.to_thread.run_sync(self.appender.append, record)
             except OSError as exc:  # disk full, permissions: stop, keep what is written
                 raise ResultsError(
                     f"cannot write the result of {game.slot} to {shown(self.results.path)}: {exc}; "

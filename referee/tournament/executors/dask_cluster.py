@@ -52,6 +52,8 @@ INSTALL_HINT = (
 )
 CONNECT_TIMEOUT = 30.0
 """Seconds to reach the scheduler, and then for a first worker to join it."""
+SCHEDULER_GRACE = 10.0
+"""Seconds the client may be disconnected from the scheduler before the run gives it up."""
 NO_WORKER_TIMEOUT = 120.0
 """Seconds without any worker after which a run stops (its games in flight cannot finish)."""
 WATCH_SECONDS = 2.0
@@ -196,7 +198,10 @@ class DaskExecutor:
             pass
         finally:
             self._futures.clear()
-            client.close()
+            try:
+                client.close(timeout=10)  # bounded: the scheduler may be gone
+            except Exception:
+                pass
             self.client = None
 
     async def _probe(self) -> None:
@@ -241,8 +246,16 @@ class DaskExecutor:
         """Stop the run when the cluster has had no worker for ``no_worker_timeout``: its
         games in flight could never finish (a run never hangs on a cluster that is gone)."""
         alone_since: float | None = None
+        lost_since: float | None = None
         while True:
             await trio.sleep(WATCH_SECONDS)
+            if self.client is not None and self.client.status != "running":
+                # Dask reconnects for a while; past SCHEDULER_GRACE the scheduler is lost.
+                lost_since = time.monotonic() if lost_since is None else lost_since
+                if self._scheduler_gone() or time.monotonic() - lost_since >= SCHEDULER_GRACE:
+                    raise self._lost()
+                continue
+            lost_since = None
             try:
                 workers = await trio.to_thread.run_sync(self._current_workers, abandon_on_cancel=True)
             except Exception:
@@ -268,6 +281,18 @@ class DaskExecutor:
 
     def _current_workers(self) -> dict[str, int]:
         return dict(self.client.nthreads())
+
+    def _lost(self) -> ClusterError:
+        return ClusterError(
+            f"lost the Dask scheduler at {self.address} (it stopped, or the network to it is gone); "
+            "the run stops here and every finished game is kept. Run the same command again to "
+            "resume: on a new scheduler (--dask tcp://HOST:8786), or on this machine (without --dask "
+            "or executor.dask)"
+        )
+
+    def _scheduler_gone(self) -> bool:
+        client = self.client
+        return client is None or client.status not in ("running", "connecting", "newly-created")
 
     async def _result(self, future: Any, pinned: Sequence[str] = ()) -> Any:
         """Wait for ``future`` without a thread per waiting task (a cluster may have
@@ -313,6 +338,8 @@ class DaskExecutor:
                 self.stop(RunStopped(f"no worker could play {what}: {reasons}"))
                 return
             started = time.monotonic()
+            if self._scheduler_gone():
+                raise self._lost()
             future = self.client.submit(
                 batch_task,
                 self.settings,
@@ -331,6 +358,8 @@ class DaskExecutor:
                 self.say(f"note: worker {exc.worker} cannot play {what}: {exc.message}")
                 continue
             except Exception as exc:  # the worker died (and Dask's retries with it), or worse
+                if self.client is None or self.client.status != "running":
+                    raise self._lost() from None
                 lost += 1
                 if lost >= MAX_LOST_RUNS:
                     self.stop(

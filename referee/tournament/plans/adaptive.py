@@ -107,6 +107,9 @@ class AdaptiveSpec:
     def test(self, field: Field, recorded: Iterable[GameSummary]) -> TestView | None:
         return None
 
+    def extent(self) -> dict[str, object]:
+        return {}
+
     def plan(self, field: Field) -> AdaptivePlan:
         return AdaptivePlan(field.names, field.mode, field.openings, games=self.games, floor=self.floor)
 
@@ -358,7 +361,7 @@ class AdaptiveSchedule(Quiet):
     def describe(self) -> str:
         return f"{self.total} games, adaptive (each pair where the ranking is least certain)"
 
-    def misfits(self, found: Iterable[GameSummary]) -> list[str]:
+    def misfits(self, found: Iterable[GameSummary]) -> list[GameSummary]:
         """Its slots' bots are chosen as it goes: a found game fits if the state takes it."""
         fresh = AdaptiveSchedule(self.plan)
         wrong = []
@@ -368,7 +371,7 @@ class AdaptiveSchedule(Quiet):
                     raise ValueError(summary.slot)
                 fresh.record(summary)
             except ValueError:
-                wrong.append(f"{summary.slot} ({summary.labels[0]} vs {summary.labels[1]})")
+                wrong.append(summary)
         return wrong
 
     # ------------------------------------------------------------------ what to play

@@ -72,6 +72,9 @@ class _Fixed:
     def test(self, field: Field, recorded: Iterable[GameSummary]) -> TestView | None:
         return None
 
+    def extent(self) -> dict[str, object]:
+        return {"rounds": self.rounds}
+
     def check(self, field: Field) -> None:
         self.pairings(field.names)
 
@@ -107,7 +110,7 @@ class RoundRobinSpec(_Fixed):
 
     @staticmethod
     def from_fingerprint(data: dict[str, object]) -> RoundRobinSpec:
-        return RoundRobinSpec(_int(data["games_per_pair"]))
+        return RoundRobinSpec(_int(data["games_per_pair"]), _int(data.get("rounds", 1)))
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,8 @@ class GauntletSpec(_Fixed):
         challengers = data["challengers"]
         if not isinstance(challengers, list):
             raise TypeError("its challengers are not a list")
-        return GauntletSpec(_int(data["games_per_pair"]), challengers=tuple(str(c) for c in challengers))
+        games, rounds = _int(data["games_per_pair"]), _int(data.get("rounds", 1))
+        return GauntletSpec(games, rounds, tuple(str(c) for c in challengers))
 
 
 FixedSpec = RoundRobinSpec | GauntletSpec
@@ -285,7 +289,7 @@ class FixedPlan(Quiet):
     def describe(self) -> str:
         return f"{self.total} games"
 
-    def misfits(self, found: Iterable[GameSummary]) -> list[str]:
+    def misfits(self, found: Iterable[GameSummary]) -> list[GameSummary]:
         return misfits_of(self.schedule, found)
 
 

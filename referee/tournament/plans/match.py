@@ -47,7 +47,13 @@ class MatchSpec:
 
     @staticmethod
     def from_fingerprint(data: dict[str, object]) -> MatchSpec:
-        return MatchSpec(1)  # the number of games is not fingerprinted, nor needed after the fact
+        games = data.get("games", 1)  # in the manifest's extent, not the fingerprint
+        if type(games) is not int:
+            raise TypeError(f"games: expected an integer, got {games!r}")
+        return MatchSpec(games)
+
+    def extent(self) -> dict[str, object]:
+        return {"games": self.games}
 
     def fingerprint(self) -> dict[str, object]:
         return {"kind": self.kind}

@@ -174,10 +174,10 @@ class Plan(Protocol):
         """The sequential test this plan runs, if any (for the standings and the page)."""
         ...
 
-    def misfits(self, found: Iterable[GameSummary]) -> list[str]:
-        """Games found without a manifest (``--adopt``) that cannot be this plan's, each
-        as ``slot (a vs b)``: not one of its slots, or not with the bots in the seats that
-        slot names."""
+    def misfits(self, found: Iterable[GameSummary]) -> list[GameSummary]:
+        """The games among ``found`` that cannot be this plan's: not one of its slots, or
+        not with the bots in the seats that slot names (pasted from another tournament,
+        forged, or found without a manifest by ``--adopt``)."""
         ...
 
 
@@ -216,6 +216,11 @@ class ScheduleSpec(Protocol):
         """What decides the games, for the manifest (a resume compares it)."""
         ...
 
+    def extent(self) -> dict[str, object]:
+        """What the fingerprint leaves out so that a run may grow (``rounds``, a match's
+        ``games``): kept in the manifest beside it, so a report knows every slot."""
+        ...
+
     def describe(self, field: Field) -> str:
         """What the run plays, in words, before anything is played (``--check``)."""
         ...
@@ -236,8 +241,7 @@ class ScheduleSpec(Protocol):
         ...
 
 
-def misfits_of(games: Iterable[ScheduledGame], found: Iterable[GameSummary]) -> list[str]:
+def misfits_of(games: Iterable[ScheduledGame], found: Iterable[GameSummary]) -> list[GameSummary]:
     """:meth:`Plan.misfits` for a plan that can list every game it may ask for."""
     seats = {game.slot: (game.first, game.second) for game in games}
-    wrong = (r for r in found if seats.get(r.slot) != tuple(r.labels))
-    return [f"{r.slot} ({r.labels[0]} vs {r.labels[1]})" for r in wrong]
+    return [r for r in found if seats.get(r.slot) != tuple(r.labels)]

@@ -115,6 +115,9 @@ class SprtSpec:
             },
         }
 
+    def extent(self) -> dict[str, object]:
+        return {}
+
     def plan(self, field: Field) -> SprtPlan:
         if len(field.names) != 2:
             raise ValueError(f"an SPRT is between exactly two bots, got {len(field.names)}")
@@ -264,7 +267,7 @@ class SprtSchedule:
             decided=status.decision is not None,
         )
 
-    def misfits(self, found: Iterable[GameSummary]) -> list[str]:
+    def misfits(self, found: Iterable[GameSummary]) -> list[GameSummary]:
         return misfits_of(self.all_games(), found)
 
     # ------------------------------------------------------------------ what to play

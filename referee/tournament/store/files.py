@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from referee.errors import ResultsError
+
 RESULTS = "results.jsonl"
 MANIFEST = "tournament.json"
 LOGS = "logs"
@@ -17,8 +19,15 @@ def atomic_write(path: Path, text: str, *, durable: bool = False) -> None:
     """Replace ``path`` with ``text`` so that a reader (or a crash) sees the old file or the
     new one, never a part: written beside it, then renamed over it. ``durable`` also syncs
     the data before the rename (for what a resume depends on)."""
+    for target in (path, path.with_name(path.name + ".tmp")):
+        if target.is_symlink():  # a bot could point it at a file of ours: refused, not followed
+            raise ResultsError(
+                f"{target} is a symbolic link; the arena does not follow links in its output folder "
+                "(remove it, or use another output folder)"
+            )
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    with os.fdopen(os.open(tmp, flags, 0o644), "w", encoding="utf-8") as fh:
         fh.write(text)
         if durable:
             fh.flush()

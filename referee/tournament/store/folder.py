@@ -12,15 +12,17 @@ shown), never added to.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar
 
 from referee.errors import ResultsError
-from referee.play.records import GameSummary
+from referee.play.records import GameRecord, GameSummary
 from referee.play.spec import OpeningKind
 from referee.ratings.report import SprtStanding, Standings, standings
 from referee.render.standings_text import render
+from referee.tournament.config.values import TournamentConfig
 from referee.tournament.plans.kinds import spec_from_fingerprint
 from referee.tournament.plans.plan import Field
 from referee.tournament.store.duplicates import repeat_warning
@@ -34,7 +36,7 @@ from referee.tournament.store.files import (
     shown,
 )
 from referee.tournament.store.manifest import Manifest, check_manifest
-from referee.tournament.store.results import ResultsFile
+from referee.tournament.store.results import Appender, ResultsFile
 
 
 class _Slotted(Protocol):
@@ -87,15 +89,90 @@ def duplicate_ids_warning(dropped: dict[str, int], *, shown: int = 5) -> str:
     )
 
 
-def check_adopted(misfits: list[str], folder: Path) -> None:
-    """Adopted results must fit the schedule: ``misfits`` are the games that do not (see
-    :meth:`~referee.tournament.plans.plan.Plan.misfits`); any refuses them all."""
+def listed(games: list[GameSummary], shown: int = 5) -> str:
+    """``slot (a vs b), ...`` for the first ``shown`` games, and how many more."""
+    names = ", ".join(f"{r.slot} ({r.labels[0]} vs {r.labels[1]})" for r in games[:shown])
+    return names + (f" and {len(games) - shown} more" if len(games) > shown else "")
+
+
+def check_adopted(found: list[GameRecord], config: TournamentConfig, folder: Path) -> None:
+    """Results found without a manifest are adopted only if every game fits this config: one
+    of its schedule's slots with the bots that slot names (see
+    :meth:`~referee.tournament.plans.plan.Plan.misfits`), on its board, at its clock."""
+    summaries = [GameSummary.of(r) for r in found]
+    misfits = config.make_plan().misfits(summaries)
     if misfits:
-        listed = ", ".join(misfits[:5]) + (f" and {len(misfits) - 5} more" if len(misfits) > 5 else "")
         raise ResultsError(
             f"{folder}: cannot adopt these results: {len(misfits)} game(s) are not in this config's schedule "
-            f"with those bots: {listed}. Use another output folder."
+            f"with those bots: {listed(misfits)}. Use another output folder."
         )
+    clock = {"kind": config.time_control.kind.value, **config.time_control.as_dict()}
+    other = [
+        s
+        for s, r in zip(summaries, found, strict=True)
+        if r.size != config.board_size or r.time_control != clock
+    ]
+    if other:
+        raise ResultsError(
+            f"{folder}: cannot adopt these results: {len(other)} game(s) were played on another board size "
+            f"or at another time control than this config's (board {config.board_size}, {clock}): "
+            f"{listed(other)}. Use another output folder."
+        )
+
+
+@dataclass
+class Opened:
+    """A results folder ready for a run: the records of its own games, what the run should
+    say about the folder, and the writer of its results file (the run closes it)."""
+
+    records: list[GameSummary]
+    notes: list[str]
+    appender: Appender
+
+
+def open_results(config: TournamentConfig, folder: Path, *, adopt: bool = False) -> Opened:
+    """Check the folder against the config (:func:`check_manifest`, and ``--adopt``'s
+    checks when it has no manifest), set a torn tail aside, and leave out, naming them,
+    the records that are not this tournament's. Call with the folder locked."""
+    results = ResultsFile(folder / RESULTS)
+    notes = []
+    if adopt and not (folder / MANIFEST).exists():
+        # Checked before the manifest is written: a refused adoption leaves the folder as it was.
+        found = results.load().records
+        check_adopted(found, config, folder)
+        notes.append(f"adopting {len(found)} game(s) found without a manifest")
+    manifest = check_manifest(config, folder, adopt=adopt)
+    loaded, aside = results.repair()
+    if aside is not None:
+        notes.append(
+            f"note: set aside a torn last line of {shown(results.path)} ({loaded.torn:,} bytes) in "
+            f"{shown(aside)}: the game in flight when the previous run was killed; it will be replayed"
+        )
+    skipped = loaded.skipped_line(results.path)
+    if skipped is not None:
+        notes.append(f"note: {skipped}")
+    records, why = foreign(loaded.records, manifest.names, config.make_plan().misfits(loaded.records))
+    if why is not None:
+        notes.append(f"note: {why}")
+    return Opened(records, notes, results.appender())
+
+
+def foreign(
+    records: list[GameSummary], names: Sequence[str], misfits: list[GameSummary]
+) -> tuple[list[GameSummary], str | None]:
+    """The records of this folder's runs, and a warning naming the others: played under a
+    name none of its runs had, or not in its schedule with those bots (``misfits``)."""
+    unfit = {id(r) for r in misfits}
+    elsewhere = [r for r in records if r.event is not None and r.event not in names]
+    unfit.update(id(r) for r in elsewhere)
+    if not unfit:
+        return records, None
+    bad = [r for r in records if id(r) in unfit]
+    kept = [r for r in records if id(r) not in unfit]
+    return kept, (
+        f"{len(bad)} record(s) are not this tournament's and are not rated (another tournament's name, "
+        f"a slot outside its schedule, or bots it does not have): {listed(bad)}"
+    )
 
 
 def write_standings(folder: Path, st: Standings, title: str) -> None:
@@ -141,7 +218,25 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
             raise ResultsError(f"{folder}: no such folder")
         raise ResultsError(f"{folder}: no results here (expected {RESULTS} or {OLD_MATCH_RESULTS})")
     warnings: list[str] = []
-    records = latest_records(ResultsFile(path).summaries().records, warnings)
+    loaded = ResultsFile(path).summaries()
+    skipped = loaded.skipped_line(path)
+    if skipped is not None:
+        warnings.append(skipped)
+    if loaded.torn:
+        warnings.append(
+            f"{path.name}: its last {loaded.torn:,} bytes are a torn line (a run was stopped mid-write), "
+            "not a record; the next run sets them aside"
+        )
+    found = loaded.records
+    if manifest is not None:
+        found, why = foreign(found, manifest.names, _misfits(manifest, found, manifest_path))
+    elif bots is not None:
+        found, why = foreign(found, ("match",), [r for r in found if not set(r.labels) <= set(bots)])
+    else:
+        why = None
+    if why is not None:
+        warnings.append(why)
+    records = latest_records(found, warnings)
     sprt = None if schedule is None or bots is None else _test(schedule, bots, records, manifest_path)
     st = standings(records, bots, anchor=anchor, anchor_rating=anchor_rating, bootstrap=bootstrap, sprt=sprt)
     repeats = repeat_warning(records)
@@ -149,6 +244,18 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
         warnings.append(repeats)
     st.warnings.extend(warnings)
     return st, title
+
+
+def _misfits(manifest: Manifest, records: list[GameSummary], path: Path) -> list[GameSummary]:
+    """The records that cannot be the folder's: not in its schedule with those bots (with
+    the schedule's extent in the manifest), or at least naming a bot it does not have."""
+    if manifest.schedule is None:  # a manifest of an earlier version: the bots only
+        return [r for r in records if not set(r.labels) <= set(manifest.bots)]
+    try:
+        plan = spec_from_fingerprint(manifest.schedule).make_plan(Field(manifest.bots, OpeningKind.PIE))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ResultsError(f"{path}: not a tournament manifest (its schedule: {exc})") from None
+    return plan.misfits(records)
 
 
 def _test(

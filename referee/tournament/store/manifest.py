@@ -38,6 +38,10 @@ class Manifest:
     anchor_rating: float = 0.0
     created: str = ""
     format: int = FORMAT
+    names: tuple[str, ...] = ()
+    """Every name the folder's runs have had (records carry the name they were played under)."""
+    schedule: dict[str, Any] | None = None
+    """The schedule's fingerprint and its extent (rounds, a match's games): every slot."""
 
     @classmethod
     def of(cls, config: TournamentConfig) -> Manifest:
@@ -50,6 +54,8 @@ class Manifest:
             anchor=config.elo.anchor,
             anchor_rating=config.elo.anchor_rating,
             created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            names=(config.name,),
+            schedule=json.loads(json.dumps({**config.schedule.fingerprint(), **config.schedule.extent()})),
         )
 
     @classmethod
@@ -70,6 +76,8 @@ class Manifest:
                 anchor_rating=float(elo.get("anchor_rating") or 0.0),
                 created=str(data.get("created", "")),
                 format=int(data.get("format", FORMAT)),
+                names=tuple(str(n) for n in data.get("names") or [data.get("name", folder.name)]),
+                schedule=data.get("schedule"),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ResultsError(f"{path}: not a tournament manifest ({exc})") from None
@@ -83,6 +91,8 @@ class Manifest:
             "config": self.config,
             "bots": list(self.bots),
             "elo": {"anchor": self.anchor, "anchor_rating": self.anchor_rating},
+            "names": list(self.names),
+            **({} if self.schedule is None else {"schedule": self.schedule}),
         }
         atomic_write(folder / MANIFEST, json.dumps(data, indent=2) + "\n", durable=True)
 
@@ -142,6 +152,7 @@ def check_manifest(config: TournamentConfig, folder: Path, *, adopt: bool = Fals
                 f"{listed}\nUse another output folder (the `output` key), or restore the config."
             )
         # The games' description stays the first run's; what the report needs follows this one.
-        new = replace(new, fingerprint=old.fingerprint, created=old.created, format=old.format)
+        names = old.names + tuple(n for n in new.names if n not in old.names)
+        new = replace(new, fingerprint=old.fingerprint, created=old.created, format=old.format, names=names)
     new.save(folder)
     return new

@@ -1,52 +1,100 @@
 """The append-only results file of a tournament, and the lock that guards its folder.
 
-Durability contract: a record that :meth:`ResultsFile.append` has returned from is on disk
+Durability contract: a record that :meth:`Appender.append` has returned from is on disk
 (written, flushed and ``fsync``-ed) and is never rewritten. A crash or a kill can at worst
-leave a *torn last line* (a record cut off mid-write): :meth:`ResultsFile.load` detects it
-(no final newline, or text that is not JSON) and drops it, and :meth:`ResultsFile.repair`
-truncates it away before anything is appended, so a torn line never glues itself to the
-next record. A damaged line anywhere *else*, or a whole line that is JSON but not a game
-record (even the last), is not something we produce; it is reported, with its line number
-and what is wrong, instead of being skipped silently.
+leave a *torn last line* (a record cut off mid-write, no final newline): :meth:`ResultsFile.load`
+reports it and :meth:`ResultsFile.repair` sets it aside in a file of its own (named, never
+lost) before anything is appended, so a torn line never glues itself to the next record.
+
+Integrity: a bot runs as the referee's user and may reach the output folder. The run keeps
+the results file open while it plays (:class:`Appender`) and checks before each append that
+the path is still that file, as long as the run left it: deleted, replaced, truncated or
+appended to by anything else, the run stops with a clear error, and what it wrote is saved
+in a file of its own. Nothing is opened through a symlink. A damaged line (not a record) is
+skipped and named (:attr:`Loaded.skipped`), never rated and never silently dropped; every
+line is read in bounded memory, however long.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
-import json
 import os
+import stat
+import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, NoReturn, TextIO, TypeVar
+from typing import IO, BinaryIO, Generic, TypeVar
 
 from referee.errors import ResultsError
 from referee.play.records import GameRecord, GameSummary, parse_line, parse_summary
 
 R = TypeVar("R")
 
+MAX_LINE = 64 << 20
+"""The longest line read as a record: a record is far shorter; a longer line is damage, and
+is skipped without being held in memory."""
+NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A line that is not a record: its number and what is wrong with it."""
+
+    lineno: int
+    why: str
+
+    def __str__(self) -> str:
+        return f"line {self.lineno} ({self.why})"
+
 
 @dataclass
 class Loaded(Generic[R]):
-    """What a results file held: the records (whole, or their summaries), and what was
-    wrong with its tail, if anything."""
+    """What a results file held: the records (whole, or their summaries), the lines that
+    are not records, and a torn tail (the bytes after the last newline), if any."""
 
     records: list[R] = field(default_factory=list)
-    torn_tail: bytes = b""  # the bytes of a torn last line (empty when the file was whole)
-    valid_length: int = 0  # byte length of the whole records: where a torn tail starts
+    skipped: list[Skipped] = field(default_factory=list)
+    torn: int = 0  # bytes of a torn last line (0 when the file ends with a newline)
+    valid_length: int = 0  # where the torn tail starts: just after the last newline
+
+    def skipped_line(self, path: Path, shown: int = 5) -> str | None:
+        """One line naming the skipped lines, or None."""
+        if not self.skipped:
+            return None
+        names = ", ".join(str(s) for s in self.skipped[:shown])
+        more = f" and {len(self.skipped) - shown} more" if len(self.skipped) > shown else ""
+        return (
+            f"{path.name}: {len(self.skipped)} line(s) are not game records and are not rated: "
+            f"{names}{more}; they were written outside the arena (edited, pasted, or by a bot)"
+        )
+
+
+def open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
+    """``os.open`` that refuses a symlink (a bot could point the folder's files elsewhere)."""
+    try:
+        return os.open(path, flags | NOFOLLOW, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ResultsError(
+                f"{path} is a symbolic link; the arena does not follow links in its output folder "
+                "(remove it, or use another output folder)"
+            ) from None
+        raise
 
 
 class ResultsFile:
-    """``results.jsonl`` (or a match's ``games.jsonl``): one game record per line, appended
-    as games finish. Lines are turned into records and back only by
-    :func:`referee.play.records.parse_line` and :meth:`GameRecord.to_json`."""
+    """``results.jsonl``: one game record per line, appended as games finish. Lines are
+    turned into records and back only by :func:`referee.play.records.parse_line` and
+    :meth:`GameRecord.to_json`."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
 
     def load(self) -> Loaded[GameRecord]:
-        """Every whole record, in file order; a torn last line is reported, not returned."""
+        """Every whole record, in file order; damaged lines and a torn tail are reported."""
         return self._scan(parse_line)
 
     def summaries(self) -> Loaded[GameSummary]:
@@ -55,47 +103,39 @@ class ResultsFile:
         :meth:`load` (the turns are not parsed)."""
         return self._scan(parse_summary)
 
-    def _scan(self, parse: Callable[[bytes], R]) -> Loaded[R]:
-        """One pass over the file, a line at a time: the cost is linear in its size and the
-        only memory kept is what ``parse`` returns."""
-        out: Loaded[R] = Loaded()
+    def _open(self) -> BinaryIO | None:
         try:
-            fh = open(self.path, "rb")  # noqa: SIM115 - closed below
+            return os.fdopen(open_nofollow(self.path, os.O_RDONLY), "rb")
         except FileNotFoundError:
-            return out
+            return None
         except OSError as exc:
             raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
-        failed: tuple[int, bytes, str] | None = None  # a bad line, fatal unless it is the last
-        pos = 0
+
+    def _scan(self, parse: Callable[[bytes], R]) -> Loaded[R]:
+        """One pass over the file, a line at a time: the cost is linear in its size and the
+        only memory kept is what ``parse`` returns (and at most one line)."""
+        out: Loaded[R] = Loaded()
+        fh = self._open()
+        if fh is None:
+            return out
         try:
             with fh:
-                for lineno, raw in enumerate(fh, start=1):
-                    if failed is not None:
-                        if raw.strip():
-                            self._damaged(*failed)
-                        continue  # blank lines after a bad last line: still a torn tail
-                    if not raw.endswith(b"\n"):
-                        failed = (lineno, raw, "no newline: the write was cut off")
-                        continue
-                    if raw.strip():
+                pos = 0
+                for lineno, raw, length, whole in _lines(fh):
+                    pos += length
+                    if not whole:  # the last line, without its newline: torn
+                        out.torn = length
+                        break
+                    out.valid_length = pos
+                    if raw is None:
+                        out.skipped.append(Skipped(lineno, f"{length:,} bytes long: not a record"))
+                    elif raw.strip():
                         try:
                             out.records.append(parse(raw))
                         except ValueError as exc:
-                            failed = (lineno, raw, str(exc))
-                            continue
-                    pos += len(raw)
-                    out.valid_length = pos
+                            out.skipped.append(Skipped(lineno, str(exc)))
         except OSError as exc:
             raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
-        if failed is not None:
-            lineno, raw, why = failed
-            if raw.endswith(b"\n") and _is_json(raw):
-                # A whole line that is JSON but not a record is not a torn write: it was
-                # written by something else, and dropping it silently would lose data.
-                self._damaged(lineno, raw, why)
-            with open(self.path, "rb") as again:
-                again.seek(out.valid_length)
-                out.torn_tail = again.read()
         return out
 
     def last_records(self, count: int) -> list[GameRecord]:
@@ -103,13 +143,14 @@ class ResultsFile:
         is left out: :meth:`load` is the reader that reports those). One pass that keeps
         only those lines, so a page of the latest games costs little even at 100,000."""
         tail: deque[bytes] = deque(maxlen=count)
-        try:
-            with open(self.path, "rb") as fh:
-                for raw in fh:
-                    if raw.endswith(b"\n") and raw.strip():
-                        tail.append(raw)
-        except FileNotFoundError:
+        fh = self._open()
+        if fh is None:
             return []
+        try:
+            with fh:
+                for _, raw, _, whole in _lines(fh):
+                    if whole and raw is not None and raw.strip():
+                        tail.append(raw)
         except OSError as exc:
             raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
         out = []
@@ -120,49 +161,148 @@ class ResultsFile:
                 continue
         return out
 
-    def _damaged(self, lineno: int, raw: bytes, why: str) -> NoReturn:
-        raise ResultsError(
-            f"{self.path}: line {lineno} is damaged ({why}); the file was edited or "
-            f"corrupted outside the arena. Fix or remove that line and run again."
-        )
-
-    def repair(self) -> Loaded[GameSummary]:
-        """Load the summaries, and cut a torn last line off the file so appends start on a
-        fresh line."""
+    def repair(self) -> tuple[Loaded[GameSummary], Path | None]:
+        """Load the summaries, and move a torn last line out of the file (into
+        ``results.jsonl.torn-<time>``, named in the return) so appends start on a fresh
+        line."""
         loaded = self.summaries()
-        if loaded.torn_tail:
-            with open(self.path, "r+b") as fh:
-                fh.truncate(loaded.valid_length)
-                fh.flush()
-                os.fsync(fh.fileno())
-        return loaded
-
-    def append(self, record: GameRecord) -> None:
-        """Write one record as one line and make it durable before returning.
-
-        Blocking (it ``fsync``\\ s): from trio, call it in a worker thread so no bot's clock
-        is charged for our disk.
-        """
-        line = record.to_json() + "\n"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # O_APPEND: each write lands at the end even if something else appended meanwhile.
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        if not loaded.torn:
+            return loaded, None
+        aside = self.path.with_name(f"{self.path.name}.torn-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+        fd = open_nofollow(self.path, os.O_RDWR)
         try:
-            data = line.encode("utf-8")
-            written = 0
-            while written < len(data):
-                written += os.write(fd, data[written:])
+            out = open_nofollow(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+            try:
+                offset = loaded.valid_length
+                while chunk := os.pread(fd, 1 << 20, offset):
+                    os.write(out, chunk)
+                    offset += len(chunk)
+                os.fsync(out)
+            finally:
+                os.close(out)
+            os.ftruncate(fd, loaded.valid_length)
             os.fsync(fd)
         finally:
             os.close(fd)
+        return loaded, aside
+
+    def appender(self) -> Appender:
+        """The run's writer (see :class:`Appender`); close it when the run ends."""
+        return Appender(self.path)
+
+    def append(self, record: GameRecord) -> None:
+        """Append one record durably, outside a run (a tool, a test)."""
+        with self.appender() as writer:
+            writer.append(record)
 
 
-def _is_json(raw: bytes) -> bool:
-    try:
-        json.loads(raw)
-    except ValueError:
-        return False
-    return True
+class ResultsChanged(ResultsError):
+    """The results file is not the one the run has been writing (see :class:`Appender`)."""
+
+
+class Appender:
+    """The results file held open by the run that writes it. Before each append it checks
+    that the path still names this file (not deleted, not replaced, not a symlink now) and
+    that its length is what the run left (not truncated, not appended to by anything else);
+    otherwise :class:`ResultsChanged`, after saving what the run wrote and the record it was
+    given beside it. Blocking (it ``fsync``\\ s): from trio, call it in a worker thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # O_APPEND: each write lands at the end; read access to save the file if it changes.
+        self.fd = open_nofollow(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+        st = os.fstat(self.fd)
+        self.identity = (st.st_dev, st.st_ino)
+        self.length = st.st_size
+        self.appended = 0
+
+    def __enter__(self) -> Appender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def _change(self) -> str | None:
+        try:
+            st = os.lstat(self.path)
+        except FileNotFoundError:
+            return "was deleted"
+        if stat.S_ISLNK(st.st_mode):
+            return "was replaced by a symbolic link"
+        if (st.st_dev, st.st_ino) != self.identity:
+            return "was replaced by another file"
+        size = os.fstat(self.fd).st_size
+        if size < self.length:
+            return f"was truncated ({size:,} bytes where the run had written {self.length:,})"
+        if size > self.length:
+            return f"grew by {size - self.length:,} bytes that the run did not write"
+        return None
+
+    def append(self, record: GameRecord) -> None:
+        data = (record.to_json() + "\n").encode("utf-8")
+        change = self._change()
+        if change is not None:
+            saved = self._save(data)
+            raise ResultsChanged(
+                f"{self.path} {change} while the run was writing it (a bot, or another program, "
+                f"reached the output folder); the run stops so that nothing is rated from a file it "
+                f"did not write. What the run wrote, and the game that just ended, are in {saved}: "
+                f"check it, then put it back as {self.path.name} to resume."
+            )
+        written = 0
+        while written < len(data):
+            written += os.write(self.fd, data[written:])
+        os.fsync(self.fd)
+        self.length += len(data)
+        self.appended += 1
+
+    def _save(self, pending: bytes) -> Path:
+        """The file as the run knows it (its first :attr:`length` bytes, still reachable
+        through the open file if it was deleted or replaced; of a truncated file, the whole
+        lines left) and ``pending``, in a new file."""
+        saved = self.path.with_name(f"{self.path.name}.saved-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+        keep = min(self.length, os.fstat(self.fd).st_size)
+        out = open_nofollow(saved, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        try:
+            end = keep
+            while end and os.pread(self.fd, 1, end - 1) != b"\n":  # whole lines only
+                end -= 1
+            offset = 0
+            while offset < end:
+                chunk = os.pread(self.fd, min(1 << 20, end - offset), offset)
+                if not chunk:
+                    break
+                os.write(out, chunk)
+                offset += len(chunk)
+            os.write(out, pending)
+            os.fsync(out)
+        finally:
+            os.close(out)
+        return saved
+
+
+def _lines(fh: BinaryIO) -> Iterator[tuple[int, bytes | None, int, bool]]:
+    """``(number, line or None if longer than MAX_LINE, its length, whether it ends with a
+    newline)`` for every line, holding at most one line (of at most MAX_LINE) at a time."""
+    lineno = 0
+    while raw := fh.readline(MAX_LINE + 1):
+        lineno += 1
+        if len(raw) <= MAX_LINE or raw.endswith(b"\n"):
+            yield lineno, raw, len(raw), raw.endswith(b"\n")
+            continue
+        length, whole = len(raw), False
+        while chunk := fh.readline(1 << 20):
+            length += len(chunk)
+            if chunk.endswith(b"\n"):
+                whole = True
+                break
+        yield lineno, None, length, whole
 
 
 class FolderLock:
@@ -174,11 +314,11 @@ class FolderLock:
 
     def __init__(self, folder: Path | str) -> None:
         self.path = Path(folder) / ".lock"
-        self._fh: TextIO | None = None
+        self._fh: IO[str] | None = None
 
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path, "a+")  # noqa: SIM115 - held until release()
+        fh = os.fdopen(open_nofollow(self.path, os.O_RDWR | os.O_CREAT), "r+")
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
