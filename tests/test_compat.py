@@ -6,9 +6,9 @@ the previous release (commit 2da7375); the records themselves are never rewritte
 must keep loading as they are. Next to them are golden files of ``vastuz report`` (every
 format) and ``vastuz show``: ``show.2.txt`` is still that release's output, while the
 ``report.*.txt`` files are regenerated on purpose, with the new code, whenever the report
-format changes (last: issue 29, likelihood-ratio intervals, and bounds instead of
-regularised estimates where the maximum likelihood is infinite; with it the
-``referee_lateness`` key the fair-clocks work had added to ``standings.json``), after
+format changes (last: issue 21, the ``memory`` and ``processes`` failure columns and
+keys; before that issue 29, likelihood-ratio intervals, and bounds instead of regularised
+estimates where the maximum likelihood is infinite), after
 checking that the diff is exactly the intended change. A change that alters what a user
 sees of old results must change these files on purpose, never by accident.
 """

@@ -373,7 +373,9 @@ async def test_a_results_file_that_cannot_be_written_stops_the_run_with_a_clear_
 
     bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(2)]
     config = load_config(write_config(tmp_path, bots))
-    real_append = ResultsFile.append
+    from referee.tournament.store.results import Appender
+
+    real_append = Appender.append
     calls = []
 
     def append(self, record):
@@ -382,7 +384,7 @@ async def test_a_results_file_that_cannot_be_written_stops_the_run_with_a_clear_
             raise OSError(errno.ENOSPC, "No space left on device")
         real_append(self, record)
 
-    monkeypatch.setattr(ResultsFile, "append", append)
+    monkeypatch.setattr(Appender, "append", append)
     with trio.fail_after(60):
         with pytest.raises(ResultsError) as info:
             await Tournament(config, out=io.StringIO()).run()
@@ -497,8 +499,11 @@ def test_a_closed_pipe_stops_cleanly_after_the_games_in_flight(tmp_path, marker)
 
 
 async def test_a_bot_log_that_cannot_be_written_costs_no_game(tmp_path, marker):
-    # The chatty bot's stderr logs are made to fail as on a full disk (/dev/full: ENOSPC on
-    # every write). Its games must still be played and recorded, with a note.
+    # The chatty bot's stderr logs are made to fail as on a full disk: each is a character
+    # device like /dev/full (ENOSPC on every write; a symlink to it would be refused, as
+    # every symlink in the output folder is). Its games must still be played and recorded,
+    # with a note.
+    full = os.stat("/dev/full")
     bots = [bot("chatty", "--fault", "chatty", marker=marker), bot("quiet", "--seed", "2", marker=marker)]
     config = load_config(write_config(tmp_path, bots, concurrency=1))
     logs = config.output / "logs"
@@ -506,7 +511,10 @@ async def test_a_bot_log_that_cannot_be_written_costs_no_game(tmp_path, marker):
     for game in build_schedule(config):
         for seat, name in enumerate((game.first, game.second)):
             if name == "chatty":
-                (logs / f"{game.slot}-{seat}-chatty.stderr.log").symlink_to("/dev/full")
+                try:
+                    os.mknod(logs / f"{game.slot}-{seat}-chatty.stderr.log", full.st_mode, full.st_rdev)
+                except PermissionError:
+                    pytest.skip("making a device node needs root (CI runs as root)")
     with trio.fail_after(60):
         result = await Tournament(config, out=io.StringIO(), bootstrap=50).run()
     assert result.played == result.total == 2

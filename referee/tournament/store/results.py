@@ -21,6 +21,7 @@ import errno
 import fcntl
 import os
 import stat
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -216,6 +217,8 @@ class Appender:
         self.identity = (st.st_dev, st.st_ino)
         self.length = st.st_size
         self.appended = 0
+        # Games that end together append from worker threads: one check-and-write at a time.
+        self._lock = threading.Lock()
 
     def __enter__(self) -> Appender:
         return self
@@ -246,6 +249,10 @@ class Appender:
 
     def append(self, record: GameRecord) -> None:
         data = (record.to_json() + "\n").encode("utf-8")
+        with self._lock:
+            self._append(data)
+
+    def _append(self, data: bytes) -> None:
         change = self._change()
         if change is not None:
             saved = self._save(data)
