@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -126,16 +127,23 @@ def test_a_sandboxed_bot_reaches_neither_the_network_nor_outside_its_folder(tmp_
     other.mkdir()
     (other / "secret").write_text("theirs\n")
     outside = other / "secret"  # another bot's file (under /tmp here, the sandbox's own)
+    # The sandbox's /tmp is its own: a checkout or a venv under /tmp (as a CI clone may be)
+    # is not visible inside it. So the boxed bot runs from its own folder: the code it
+    # needs copied there, on the interpreter the venv was made from.
+    for package in ("referee", "protocol"):
+        shutil.copytree(ROOT / package, home / package, ignore=shutil.ignore_patterns("__pycache__"))
+    for script in (ROOT / "tests" / "fake_bots").glob("*.py"):
+        shutil.copy(script, home)
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen()
         listener.setblocking(False)
         port = listener.getsockname()[1]
+        boxed = hostile("boxed", "reach", marker, home, HOSTILE_PORT=str(port), HOSTILE_PATH=str(outside))
+        boxed["command"] = [os.path.realpath(sys.executable), str(home / "hostile.py")]
+        boxed["env"] = {**boxed["env"], "PYTHONPATH": str(home)}  # type: ignore[dict-item]
         bots = [
-            {
-                **hostile("boxed", "reach", marker, home, HOSTILE_PORT=str(port), HOSTILE_PATH=str(outside)),
-                "sandbox": True,
-            },
+            {**boxed, "sandbox": True},
             {**good("fair", marker), "cwd": str(other)},
         ]
         path = write_config(tmp_path, bots, schedule={"kind": "round_robin", "games_per_pair": 2})
