@@ -9,6 +9,10 @@ by pair (the LLR is looked at every ``--every`` pairs, like a runner that checks
 batch of results) until it decides or reaches ``--max-pairs``. Printed per true Elo: how
 often H1 was accepted (must be at most about alpha at elo0 and at least 1 - beta at
 elo1), how often nothing was decided, and the mean and 90th percentile number of pairs.
+
+``--games``: the single-game test instead (``vastuz sprt --wdl`` without pair counts,
+:func:`referee.ratings.sprt.llr_games`), on independent games (no opening bias: the case
+it assumes), looked at every ``2 * --every`` games; lengths are then in games / 2.
 """
 
 from __future__ import annotations
@@ -52,6 +56,21 @@ def simulate(
     return None, max_pairs
 
 
+def simulate_games(
+    rng: random.Random, test: Sprt, true_elo: float, draws: float, every: int, max_pairs: int
+) -> tuple[Decision | None, int]:
+    wdl = [0, 0, 0]
+    score = logistic_score(true_elo)
+    for games in range(1, 2 * max_pairs + 1):
+        points = game(rng, score, draws)
+        wdl[0 if points == 1 else 1 if points == 0.5 else 2] += 1
+        if games % (2 * every) == 0:
+            decision = test.status_of_games((wdl[0], wdl[1], wdl[2])).decision
+            if decision is not None:
+                return decision, games // 2
+    return None, max_pairs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300)
@@ -64,13 +83,15 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=4, help="pairs between two looks at the LLR")
     parser.add_argument("--max-pairs", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--games", action="store_true", help="the single-game (W-D-L) test")
     args = parser.parse_args()
+    run = simulate_games if args.games else simulate
     test = Sprt(args.elo0, args.elo1, args.alpha, args.beta, Model(args.model))
     rng = random.Random(args.seed)
     print(
         f"SPRT [{args.elo0:g}, {args.elo1:g}] ({args.model} Elo; the simulation's true Elo is logistic), "
         f"alpha {args.alpha:g}, beta {args.beta:g}, {args.runs} runs per row, draws {args.draws:.0%}, "
-        f"LLR looked at every {args.every} pairs"
+        f"LLR looked at every {args.every} pairs" + (" (single games: the W-D-L test)" if args.games else "")
     )
     print(
         f"{'true Elo':>9} {'H1 accepted':>12} {'undecided':>10} {'mean pairs':>11} {'p90 pairs':>10} {'s':>6}"
@@ -80,7 +101,7 @@ def main() -> None:
         h1 = undecided = 0
         lengths = []
         for _ in range(args.runs):
-            decision, pairs = simulate(rng, test, true_elo, args.draws, args.every, args.max_pairs)
+            decision, pairs = run(rng, test, true_elo, args.draws, args.every, args.max_pairs)
             h1 += decision is Decision.H1
             undecided += decision is None
             lengths.append(pairs)
