@@ -243,9 +243,10 @@ def test_top_level_errors(tmp_path: Path, top: dict[str, object], key: str, mess
         ({"rounds": 0}, "schedule.rounds", "expected an integer >= 1, got 0"),
         ({"rounds": True}, "schedule.rounds", "expected an integer, got True (bool)"),
         (
-            {"kind": "swiss"},
+            {"kind": "swizz"},
             "schedule.kind",
-            "expected 'round_robin', 'gauntlet', 'sprt', 'adaptive' or 'match', got 'swiss'",
+            "expected 'round_robin', 'gauntlet', 'sprt', 'adaptive', 'match', 'swiss' or 'knockout', "
+            "got 'swizz'",
         ),
         ({"kind": "gauntlet"}, "schedule.challengers", "a gauntlet needs its challengers"),
         (

@@ -68,6 +68,23 @@ class SprtStanding:
     words: str
 
 
+@dataclass(frozen=True)
+class Section:
+    """A part of the standings that only some schedule kinds have (a Swiss's tie-breaks, a
+    knockout's bracket), made by the run's plan and shown by every renderer the same way:
+    a table (``headers``, ``rows``), optional preformatted ``text`` under it, ``data`` as
+    ``standings.json``'s ``sections[key]``, and ``bot_fields`` merged into each bot's entry
+    of ``standings.json`` (``{"buchholz": 7.5}``). The renderers know no kind."""
+
+    key: str
+    title: str
+    headers: tuple[str, ...] = ()
+    rows: tuple[tuple[object, ...], ...] = ()
+    text: str = ""
+    data: dict[str, object] = field(default_factory=dict, hash=False)
+    bot_fields: dict[str, dict[str, object]] = field(default_factory=dict, hash=False)
+
+
 @dataclass
 class Standings:
     """Everything a report shows. ``cross[a][b]`` is ``(points of a against b, games)``."""
@@ -85,6 +102,7 @@ class Standings:
     confidence: float = 0.95  # of every interval
     sprt: SprtStanding | None = None  # the run's SPRT, when it runs one
     lateness: Lateness = field(default_factory=Lateness)  # where the referee looked late
+    sections: list[Section] = field(default_factory=list)  # the schedule kind's own (Swiss, knockout)
 
 
 def game_result(record: GameRecord | GameSummary) -> GameResult | None:

@@ -245,6 +245,27 @@ def llr_chart(llr: Sequence[tuple[int, float]], lower: float, upper: float) -> s
     )
 
 
+def sections_html(st: Standings) -> str:
+    """The schedule kind's own sections (a Swiss's tie-breaks, a knockout's bracket)."""
+    parts: list[str] = []
+    for section in st.sections:
+        parts.append(f"<h2>{escape(section.title)}</h2>")
+        if section.headers:
+            head = "".join(f"<th>{escape(h)}</th>" for h in section.headers)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{escape(str(cell))}</td>" for cell in row) + "</tr>"
+                for row in section.rows
+            )
+            key = escape(section.key)
+            parts.append(
+                f'<table id="section-{key}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+            )
+        if section.text:
+            key = escape(section.key)
+            parts.append(f'<pre class="section-text" id="section-{key}-text">{escape(section.text)}</pre>')
+    return "".join(parts)
+
+
 def standings_page(
     st: Standings,
     records: Sequence[GameRecord],
@@ -267,6 +288,7 @@ def standings_page(
     played = st.games - st.void
     parts.append(f"<p>{played} games rated" + (f", {st.void} void (not rated)" if st.void else "") + "</p>")
     parts += ["<h2>Leaderboard</h2>", leaderboard_html(st), "<h2>Crosstable</h2>", crosstable_html(st)]
+    parts.append(sections_html(st))
     if st.pairs:
         parts += ["<h2>Opening pairs</h2>", pairs_html(st)]
     if history:

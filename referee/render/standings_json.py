@@ -73,13 +73,21 @@ def standings_json(st: Standings) -> dict[str, Any]:
         "anchor": st.anchor,
         "confidence": st.confidence,
         "groups": groups(st),
-        "bots": [line_json(line) for line in st.lines],
+        "bots": [_with_fields(line_json(line), st) for line in st.lines],
         "pairs": [_pair_json(p) for p in st.pairs],
         "warnings": list(st.warnings),
         "overhead_us": {name: round(us, 1) for name, (us, _) in sorted(st.overhead.items())},
         "referee_lateness": st.lateness.to_json(),
         **({} if st.sprt is None else {"sprt": st.sprt.status.to_json()}),
+        **({} if not st.sections else {"sections": {section.key: section.data for section in st.sections}}),
     }
+
+
+def _with_fields(entry: dict[str, Any], st: Standings) -> dict[str, Any]:
+    """A bot's entry with its fields from the schedule kind's sections (``buchholz``, ...)."""
+    for section in st.sections:
+        entry.update(section.bot_fields.get(entry["name"], {}))
+    return entry
 
 
 def render_json(st: Standings) -> str:

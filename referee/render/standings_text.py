@@ -178,6 +178,14 @@ def render_text(st: Standings, *, title: str = "", markdown: bool = False) -> st
         out.append(late)
     if st.sprt is not None:
         out.extend(["", "## SPRT" if markdown else "SPRT", "", st.sprt.words])
+    for section in st.sections:  # the schedule kind's own: a Swiss's tie-breaks, a bracket
+        out.extend(["", f"## {section.title}" if markdown else section.title, ""])
+        if section.headers:
+            rows = [list(row) for row in section.rows]
+            out.append(tabulate(rows, headers=list(section.headers), tablefmt=fmt, disable_numparse=True))
+        if section.text:
+            text = f"```\n{section.text}\n```" if markdown else section.text
+            out.extend(["", text] if section.headers else [text])
     if st.warnings:
         out.append("")
         out.extend(f"warning: {w}" for w in st.warnings)

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from referee.tournament.plans.adaptive import AdaptiveSpec
 from referee.tournament.plans.fixed import GauntletSpec, RoundRobinSpec
+from referee.tournament.plans.knockout import KnockoutSpec
 from referee.tournament.plans.match import MatchSpec
 from referee.tournament.plans.plan import Checks
 from referee.tournament.plans.sprt import SprtSpec
+from referee.tournament.plans.swiss import SwissSpec
 
-ScheduleSpec = RoundRobinSpec | GauntletSpec | SprtSpec | AdaptiveSpec | MatchSpec
+ScheduleSpec = RoundRobinSpec | GauntletSpec | SprtSpec | AdaptiveSpec | MatchSpec | SwissSpec | KnockoutSpec
 """A config's ``schedule``: one frozen spec per kind (see :class:`~.plan.ScheduleSpec`)."""
 
 KINDS: dict[str, type[ScheduleSpec]] = {
-    spec.kind: spec for spec in (RoundRobinSpec, GauntletSpec, SprtSpec, AdaptiveSpec, MatchSpec)
+    spec.kind: spec
+    for spec in (RoundRobinSpec, GauntletSpec, SprtSpec, AdaptiveSpec, MatchSpec, SwissSpec, KnockoutSpec)
 }
 
 

@@ -20,6 +20,7 @@ from typing import ClassVar, NoReturn, Protocol
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
+from referee.ratings.report import Section
 from referee.ratings.sprt import Sprt, SprtStatus
 from referee.tournament.slots import ScheduledGame
 
@@ -174,6 +175,12 @@ class Plan(Protocol):
         """The sequential test this plan runs, if any (for the standings and the page)."""
         ...
 
+    def sections(self, recorded: Sequence[GameSummary]) -> list[Section]:
+        """The kind's own parts of the standings of ``recorded`` (the latest record of each
+        slot): a Swiss's tie-breaks, a knockout's bracket. Built from ``recorded`` alone, not
+        the plan's live state: the runner may ask from a worker thread while games end."""
+        ...
+
     def misfits(self, found: Iterable[GameSummary]) -> list[GameSummary]:
         """The games among ``found`` that cannot be this plan's: not one of its slots, or
         not with the bots in the seats that slot names (pasted from another tournament,
@@ -193,6 +200,9 @@ class Quiet:
 
     def test(self) -> TestView | None:
         return None
+
+    def sections(self, recorded: Sequence[GameSummary]) -> list[Section]:
+        return []
 
 
 class ScheduleSpec(Protocol):

@@ -17,12 +17,13 @@ is completed first.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
+from referee.ratings.report import Section
 from referee.ratings.sprt import Decision, Model, Sprt, SprtStatus
 from referee.tournament.plans.plan import Checks, Field, TestView, even, misfits_of
 from referee.tournament.slots import PairKeys, ScheduledGame, colour_reversed
@@ -266,6 +267,9 @@ class SprtSchedule:
             words=status.words(capped=self.capped),
             decided=status.decision is not None,
         )
+
+    def sections(self, recorded: Sequence[GameSummary]) -> list[Section]:
+        return []  # the test is the standings' own "sprt" part
 
     def misfits(self, found: Iterable[GameSummary]) -> list[GameSummary]:
         return misfits_of(self.all_games(), found)
