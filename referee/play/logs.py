@@ -7,8 +7,9 @@ memory (:attr:`CappedLog.problem`): a bot's log is never worth a game or a tourn
 
 Two more limits across the games of a run: a :class:`LogBudget` is the total a bot's logs
 may take over its life (every process of one bot in a tournament shares one), and a
-:class:`Tail` keeps the last few hundred bytes of a bot's stderr in memory, so that a bot
-that dies can be quoted in the fault message whatever happened to its log file.
+:class:`Tail` keeps the last couple of kilobytes of a bot's stderr in memory, so that a bot
+that dies can be quoted in the fault message, and its record keep the end of its stderr
+(:mod:`referee.play.forensics`), whatever happened to its log file.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import time
 from pathlib import Path
 from typing import IO
 
-STDERR_TAIL = 512
-"""Bytes of a bot's most recent stderr kept in memory."""
+STDERR_TAIL = 2048
+"""Bytes of a bot's most recent stderr kept in memory (a fault's record keeps them)."""
 TAIL_EXCERPT = 160
 """Characters of that tail quoted in a fault message (and so in the record's reason)."""
 
@@ -48,11 +49,26 @@ class Tail:
     def __init__(self, size: int = STDERR_TAIL) -> None:
         self.size = size
         self._data = bytearray()
+        self.cut = False  # earlier bytes were dropped: the first line may be partial
 
     def add(self, data: bytes | bytearray) -> None:
+        if len(data) > self.size:
+            self.cut = True
         self._data += data[-self.size :]
         if len(self._data) > self.size:
+            self.cut = True
             del self._data[: len(self._data) - self.size]
+
+    def text(self) -> str | None:
+        """The tail as text, for a record: from its first whole line (``...`` on a line of
+        its own first when earlier output was dropped), invalid UTF-8 replaced, trailing
+        blank lines dropped; None if the bot wrote nothing but blanks."""
+        data = bytes(self._data)
+        if self.cut:
+            newline = data.find(b"\n")
+            data = b"...\n" + (data[newline + 1 :] if newline != -1 else data)
+        text = data.decode("utf-8", "replace").rstrip()
+        return text if text.strip() and text != "..." else None
 
     def excerpt(self, limit: int = TAIL_EXCERPT) -> str | None:
         """The end of the tail on one line (lines joined by `` | ``), at most ``limit``

@@ -37,6 +37,7 @@ import trio
 
 from protocol.messages import Command
 from referee.play.faults import BotCrashed, BotFault, BotProtocolError, BotTimeout
+from referee.play.forensics import Recent, new_ring
 from referee.play.player import Exchange
 from referee.play.records import BotStats
 from referee.play.replies import Pending, Replies
@@ -72,6 +73,7 @@ class BotPipes:
         self.label = label
         self.replies = replies  # the stdout side: lines matched to the commands in flight
         self.stats = stats  # the process's, over its life
+        self.recent: Recent = new_ring()  # the latest traffic, for a fault's record (forensics)
         self.quitting = False  # the close is collecting answers or sending quit: requests allowed
         self._stderr = stderr
         self._process: trio.Process | None = None
@@ -220,6 +222,7 @@ class BotPipes:
         else:
             line = command.format()
         text = line[:-1]
+        self.recent.append(text)
         pending = replies.expect(command, timeout, text)
         transcript = replies.transcript
         if transcript.enabled:
@@ -446,6 +449,7 @@ class BotPipes:
         """Feed what stdout holds now to the reply matcher, without waiting; each read is
         stamped when it returns. Stops at the end of output or a framing fault."""
         replies = self.replies
+        recent = self.recent
         while not self._reader_done.is_set():
             try:
                 data = os.read(self._stdout_fd, _READ_SIZE)
@@ -456,6 +460,7 @@ class BotPipes:
             if not data:
                 self._end_of_output()
                 return
+            recent.append(data)
             if not replies.feed(data, time.perf_counter()):
                 self._reader_done.set()
                 return

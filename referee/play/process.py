@@ -363,8 +363,10 @@ class BotProcess:
     # ------------------------------------------------------------------ logs
     def set_logs(self, stderr_log: Path | None, transcript: Path | None) -> None:
         """Send stderr and the transcript to new files from now on (``None``: discard).
-        The notes of :meth:`log_notes` start afresh with the new files."""
+        The notes of :meth:`log_notes` start afresh with the new files, and so do the
+        protocol lines a fault's record keeps (a new game's logs: its lines only)."""
         cap = self.options.log_cap
+        self.pipes.recent.clear()
         self._transcript.close()
         self.stderr_log_path = stderr_log
         self.transcript_path = transcript
@@ -394,6 +396,11 @@ class BotProcess:
     def stderr_tail(self) -> str | None:
         """The quoted end of what the bot wrote to stderr (see :class:`Tail`), or None."""
         return self._stderr.tail.excerpt()
+
+    def stderr_text(self) -> str | None:
+        """The end of what the bot wrote to stderr, whole lines as written (see
+        :meth:`Tail.text`), for a fault's record; None if it wrote nothing but blanks."""
+        return self._stderr.tail.text()
 
     # ------------------------------------------------------------------ closing
     @property

@@ -178,6 +178,19 @@ class FaultEntry:
     late: float | None = None
 
 
+@dataclass
+class Forensics:
+    """What led up to the fault that ended a game, kept in its record whether or not logs
+    and transcripts were on (see :mod:`referee.play.forensics`): ``lines[seat]`` the last
+    protocol lines the referee exchanged with each bot, oldest first (``> `` sent, ``< ``
+    received, ``<? `` an unfinished line); ``stderr`` the end of the faulting bot's
+    (``fault.seat``) stderr, None if it wrote none. Absent (None) in every other record,
+    and in records written before it was kept."""
+
+    lines: list[list[str]]
+    stderr: str | None = None
+
+
 @dataclass(frozen=True)
 class SlotInfo:
     """Where a tournament game sits in its schedule. ``slot`` is unique and stable (it is
@@ -219,6 +232,7 @@ class GameRecord:
     referee_overhead_us: float | None = None
     notes: list[str] = field(default_factory=list)
     tournament: SlotInfo | None = None
+    forensics: Forensics | None = None
     schema: int = SCHEMA_VERSION
 
     # ------------------------------------------------------------------ conveniences
@@ -298,6 +312,7 @@ class GameRecord:
             "referee_overhead_us": self.referee_overhead_us,
             "notes": list(self.notes),
             **({} if self.tournament is None else {"tournament": vars(self.tournament).copy()}),
+            **({} if self.forensics is None else {"forensics": _forensics_to_dict(self.forensics)}),
             # Last on purpose: a reader that needs no turns (standings, resume) parses the
             # line up to here only (see parse_summary); readers of any key order still work.
             "turns": [_turn_to_dict(t) for t in self.turns],
@@ -355,6 +370,7 @@ class GameRecord:
                 referee_overhead_us=data["referee_overhead_us"],
                 notes=list(data["notes"]),
                 tournament=None if slot is None else SlotInfo(**slot),
+                forensics=_forensics_from_dict(data.get("forensics")),
             )
         except KeyError as exc:
             raise ValueError(f"record lacks the field {exc.args[0]!r}") from None
@@ -376,6 +392,20 @@ def _without_late(fields: dict[str, Any]) -> dict[str, Any]:
     if out.get("late", 0) is None:
         del out["late"]
     return out
+
+
+def _forensics_to_dict(forensics: Forensics) -> dict[str, Any]:
+    return {"lines": [list(lines) for lines in forensics.lines], "stderr": forensics.stderr}
+
+
+def _forensics_from_dict(data: dict[str, Any] | None) -> Forensics | None:
+    if data is None:
+        return None
+    stderr = data.get("stderr")
+    return Forensics(
+        lines=[[str(line) for line in lines] for lines in data["lines"]],
+        stderr=None if stderr is None else str(stderr),
+    )
 
 
 def _bot_to_dict(bot: BotEntry) -> dict[str, Any]:

@@ -309,10 +309,28 @@ function select(i, k) {
     if (g.f.seconds !== null && g.f.seconds !== undefined) fbox.appendChild(el("div", "seconds", "after " + Number(g.f.seconds).toFixed(3) + " s"));
     if (g.re) fbox.appendChild(el("div", "reason", g.re));
   } else { fbox.hidden = true; fbox.textContent = ""; }
+  if (g.fx) showForensics(g, fbox);
   drawScore(g);
   const slider = $("slider"); slider.max = game.states.length - 1;
   drawRows(true);
   goto(k === undefined || k === null ? game.states.length - 1 : k);
+}
+function showForensics(g, fbox) {
+  // What led up to the fault (the record's forensics): each bot's last protocol lines and the
+  // faulting bot's stderr, folded; a void game's start-up failure has them too.
+  fbox.hidden = false;
+  const box = el("details"); box.id = "forensics";
+  box.appendChild(el("summary", null, "What led up to it: the last protocol lines" +
+    (g.f ? " and " + labelOf(g, g.f.seat) + "'s stderr" : "")));
+  g.fx.lines.forEach((lines, seat) => {
+    box.appendChild(el("div", null, describeSeat(g, seat) + ": its last " + lines.length + " protocol lines (> sent, < received)"));
+    const pre = el("pre", "fx-lines", lines.join("\n")); pre.dataset.seat = seat; box.appendChild(pre);
+  });
+  if (g.f) {
+    box.appendChild(el("div", null, describeSeat(g, g.f.seat) + ": the end of its stderr"));
+    box.appendChild(el("pre", "fx-stderr", g.fx.stderr === null ? "(nothing)" : g.fx.stderr));
+  }
+  fbox.appendChild(box);
 }
 function drawScore(g) {
   const box = $("score"); box.textContent = "";

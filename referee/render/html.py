@@ -5,7 +5,8 @@ game list (filterable by bot, result and termination; virtualised, so 10,000 gam
 as fast as ten) and, for the selected game, a board that steps through the turns with
 buttons, the arrow keys and a slider, the turn list (click a turn to jump there), the
 final score with the groups that earned it, and a forfeit shown as what it was (the
-command, the bot's answer, the reason).
+command, the bot's answer, the reason, and the record's failure forensics: each bot's last
+protocol lines and the end of the faulting bot's stderr, folded until opened).
 
 The browser has no rules code. Python replays every game with the engine and embeds, per
 turn, the points whose stone changed (two characters a change); the page expands only the
@@ -163,6 +164,8 @@ def game_data(record: GameRecord) -> dict[str, Any]:
         data["tc"] = colors
     if replay_error is not None:
         data["err"] = replay_error
+    if record.forensics is not None:  # only games that ended in a fault have them
+        data["fx"] = {"lines": record.forensics.lines, "stderr": record.forensics.stderr}
     return data
 
 

@@ -123,4 +123,30 @@ def render_game(record: GameRecord) -> str:
     if record.score is not None:
         out.append(f"score: black {record.score[0]:g}, white {record.score[1]:g}")
     out.extend(f"note: {p(note)}" for note in record.notes)
+    out.extend(forensics_text(record))
     return "\n".join(out)
+
+
+def forensics_text(record: GameRecord) -> list[str]:
+    """The record's failure forensics (see :class:`~referee.play.records.Forensics`) as
+    lines: each bot's last protocol lines, then the faulting bot's stderr; nothing for a
+    record without them. Every line of the bots' text is made printable on its own."""
+    forensics = record.forensics
+    if forensics is None:
+        return []
+    p = printable
+    fault_seat = None if record.fault is None else record.fault.seat
+    out = ["forensics: what the referee last exchanged with each bot before the fault (> sent, < received)"]
+    for seat, lines in enumerate(forensics.lines):
+        if seat >= len(record.bots):
+            break
+        out.append(f"  seat {seat} {p(record.bots[seat].label)}, its last {len(lines)} protocol lines:")
+        out.extend(f"    {p(line)}".rstrip() for line in lines)
+    if fault_seat is not None and fault_seat < len(record.bots):
+        label = p(record.bots[fault_seat].label)
+        if forensics.stderr is None:
+            out.append(f"  seat {fault_seat} {label} wrote nothing to stderr")
+        else:
+            out.append(f"  seat {fault_seat} {label}, the end of its stderr:")
+            out.extend(f"    {p(line)}" for line in forensics.stderr.splitlines())
+    return out

@@ -24,7 +24,7 @@ STARTUP_FAULTS = {"exit-at-start", "bad-version", "grandchild", "ignore-sigterm"
 # What the 'escape-name' bot calls itself: terminal escapes (an OSC title, a colour, a bell).
 ESCAPES = "\x1b]0;pwned\x07\x1b[31mred\x1b[0m\x9b2J"
 COMMAND_FAULTS = {
-    "hang", "slow", "crash", "close-stdout", "garbage", "wrong-id", "no-blank", "long-line",
+    "hang", "slow", "crash", "crash-loud", "close-stdout", "garbage", "wrong-id", "no-blank", "long-line",
     "bad-utf8", "flood-stderr", "refuse", "stray",
     "illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal",
     "bad-gensetup", "bad-color", "wrong-score", "resign", "accept-illegal", "exit-leave-child",
@@ -162,6 +162,13 @@ class FakeBot:
             self.fault = None  # once
             return False
         if fault == "crash":
+            os._exit(3)
+        if fault == "crash-loud":  # says why on stderr first, as a dying program does
+            sys.stderr.write(
+                "fakebot: thinking hard\nTraceback (most recent call last):\n"
+                '  File "fakebot.py", line 1, in genmove\nRuntimeError: fakebot: out of ideas\n'
+            )
+            sys.stderr.flush()
             os._exit(3)
         if fault == "exit-leave-child":
             # Exits with status 4 while a child it started keeps stdout (and stderr) open.
