@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from referee.engine import MAX_SIZE, MIN_SIZE
 from referee.play.limits import Limits
-from referee.play.spec import DEFAULT_MARGIN, TimeControl
+from referee.play.spec import DEFAULT_COMMAND_TIMEOUT, DEFAULT_MARGIN, DEFAULT_STARTUP_TIMEOUT, TimeControl
 from referee.tournament.config.checks import MAX_NAME_LENGTH, FieldChecks, _describe, _join
 from referee.tournament.config.values import (
     DEFAULT_BATCH,
@@ -294,6 +294,20 @@ SCHEDULE = Key(
     shown=f"round robin, {DEFAULT_GAMES_PER_PAIR} games per pair, 1 round",
 )
 CONCURRENCY = Key("concurrency", integer(1), "games played at once", shown="the number of CPU cores")
+STARTUP_TIMEOUT = Key(
+    "startup_timeout",
+    POSITIVE_SECONDS,
+    "each bot's time to start and answer its handshake (a bot that warms up for long); not in the "
+    "fingerprint",
+    default=DEFAULT_STARTUP_TIMEOUT,
+)
+COMMAND_TIMEOUT = Key(
+    "command_timeout",
+    POSITIVE_SECONDS,
+    "each bot's time for a command that is not a decision (`boardsize`, `play`, ...); in the "
+    "fingerprint when set",
+    default=DEFAULT_COMMAND_TIMEOUT,
+)
 OUTPUT = Key("output", PATH, "the results folder", shown="`results/<name>`")
 ELO = Key(
     "elo",
@@ -375,6 +389,8 @@ TOP = Key(
         TIME_CONTROL,
         SCHEDULE,
         CONCURRENCY,
+        STARTUP_TIMEOUT,
+        COMMAND_TIMEOUT,
         OUTPUT,
         ELO,
         BOTS,

@@ -96,6 +96,8 @@ class ConfigParser(FieldChecks):
             logs=top.get(keys.LOGS, lambda value, path: keys.LOGS.read(self, value, path).build(LogSpec)),
             executor=top.get(keys.EXECUTOR, self.executor),
             affinity=top.get(keys.AFFINITY, self.affinity),
+            startup_timeout=top.get(keys.STARTUP_TIMEOUT),
+            command_timeout=top.get(keys.COMMAND_TIMEOUT),
         )
         if config.opening.policy is OpeningPolicy.ENCOUNTER and config.schedule.kind == "adaptive":
             self.fail("opening.policy", "an adaptive schedule plays its pairings unevenly: use policy: round")
