@@ -31,6 +31,9 @@ class _Game(Protocol):
     @property
     def bots(self) -> Any: ...  # two entries with .stats (a list or a tuple)
 
+    @property
+    def is_void(self) -> bool: ...
+
 
 @dataclass(frozen=True)
 class Lateness:
@@ -52,7 +55,8 @@ class Lateness:
                     late += stats.late
                     worst = max(worst, stats.late_max)
             fault = game.fault
-            if fault is not None and fault.kind is Termination.TIME:
+            # A void game's fault (a start-up failure) is no loss on time.
+            if fault is not None and fault.kind is Termination.TIME and not game.is_void:
                 answers += 1  # the deadline it was judged at is not among the requests
                 time_losses += 1
                 if fault.late is not None:

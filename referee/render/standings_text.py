@@ -137,6 +137,16 @@ def head_to_head(st: Standings) -> str | None:
     )
 
 
+def summary_line(st: Standings) -> str:
+    """The leaderboard on one line (``1 mcts > +343, 2 greedy +107, 3 random +0``), what a
+    run prints along the way in place of the whole table (``--standings-every`` asks for it)."""
+    shown = []
+    for line in st.lines:
+        elo = _elo_cell(line.elo, line.elo_low, line.elo_high, line.elo_bound) or "no games"
+        shown.append(f"{line.rank} {line.name} {elo}")
+    return ", ".join(shown)
+
+
 def render_text(st: Standings, *, title: str = "", markdown: bool = False) -> str:
     fmt = "github" if markdown else "simple"
     out = []

@@ -256,7 +256,14 @@ class SprtSchedule:
 
     def end_lines(self) -> list[str]:
         status = self.status()
-        return [f"SPRT: {status.line(self.wdl)}", f"SPRT: {status.words(capped=self.capped)}"]
+        return [
+            f"SPRT: {status.line(self.wdl)}",
+            f"SPRT: {status.words(capped=self.capped)}",
+            # Two intervals of one quantity are shown: said which is which, once.
+            "note: the SPRT line's Elo and nElo intervals are fastchess's (a normal approximation on "
+            "the pair scores); the opening pairs table's pair Elo interval is a posterior one of the "
+            "same pairs (it stays finite and asymmetric near a perfect score), so the two differ",
+        ]
 
     def test(self) -> TestView:
         status = self.status()

@@ -20,6 +20,7 @@ from typing import Protocol, TypeVar
 from referee.errors import ResultsError
 from referee.play.records import GameRecord, GameSummary
 from referee.play.spec import OpeningKind
+from referee.ratings.forfeits import time_loss_warnings
 from referee.ratings.report import SprtStanding, Standings, standings
 from referee.render.standings_text import render
 from referee.tournament.config.values import TournamentConfig
@@ -242,6 +243,7 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
     repeats = repeat_warning(records)
     if repeats is not None:
         warnings.append(repeats)
+    warnings.extend(time_loss_warnings(records, bots))
     st.warnings.extend(warnings)
     return st, title
 

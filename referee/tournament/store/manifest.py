@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
+import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,9 @@ from referee.tournament.store.files import (
     OLD_MATCH_RESULTS,
     RESULTS,
     atomic_write,
+    shown,
 )
+from referee.tournament.store.results import ResultsFile
 
 FORMAT = 1
 
@@ -145,14 +149,57 @@ def check_manifest(config: TournamentConfig, folder: Path, *, adopt: bool = Fals
         )
     if old is not None:
         diffs = differences(old.fingerprint, new.fingerprint)
+        fingerprint = old.fingerprint
         if diffs:
-            listed = "\n  ".join(diffs[:12]) + ("\n  ..." if len(diffs) > 12 else "")
-            raise ResultsError(
-                f"{folder} holds results of a different tournament; the games would not be comparable:\n  "
-                f"{listed}\nUse another output folder (the `output` key), or restore the config."
-            )
-        # The games' description stays the first run's; what the report needs follows this one.
+            fingerprint = _new_setup(old.fingerprint, new.fingerprint, diffs, results, folder)
+        # The games' description stays the first run's (but for a new command of a bot that
+        # has not played yet); what the report needs follows this one.
         names = old.names + tuple(n for n in new.names if n not in old.names)
-        new = replace(new, fingerprint=old.fingerprint, created=old.created, format=old.format, names=names)
+        new = replace(new, fingerprint=fingerprint, created=old.created, format=old.format, names=names)
     new.save(folder)
     return new
+
+
+_BOT_SETUP = re.compile(r"bots\[(\d+)\]\.(command|cwd|env)(\W|$)")
+"""A difference in how a bot is started (not in what it is called, nor in the games)."""
+
+
+def _new_setup(
+    old: dict[str, Any], new: dict[str, Any], diffs: list[str], results: Path, folder: Path
+) -> dict[str, Any]:
+    """The fingerprint a resume with ``diffs`` against the folder's may go on with, or a
+    ResultsError saying why not and how to start over.
+
+    A bot's ``command``, ``cwd`` or ``env`` may change while that bot has no rated game:
+    the usual first-day story is a bot that could not start (a missing module, a wrong
+    working folder), whose games were void; fixing its command must not mean deleting the
+    folder. Its name, the board, the clock, the openings and the schedule may not change,
+    nor the set-up of a bot that has played: those games would not be comparable."""
+    refusal = (
+        f"\nTo start over, delete the folder (rm -r {shlex.quote(shown(folder))}) or play into another one "
+        "(the config's `output` key, or --output DIR; vastuz match: --out DIR); or restore the config."
+    )
+    setup = [_BOT_SETUP.match(d) for d in diffs]
+    same_bots = [b.get("name") for b in old.get("bots", [])] == [b.get("name") for b in new.get("bots", [])]
+    if not same_bots or not all(setup):
+        listed = "\n  ".join(diffs[:12]) + ("\n  ..." if len(diffs) > 12 else "")
+        raise ResultsError(
+            f"{folder} holds results of a different tournament; the games would not be comparable:\n  "
+            f"{listed}{refusal}"
+        )
+    changed = sorted({int(m.group(1)) for m in setup if m is not None})
+    names = {old["bots"][i]["name"] for i in changed}
+    rated: dict[str, int] = {}
+    for r in ResultsFile(results).summaries().records:
+        if not r.is_void:
+            for label in set(r.labels) & names:
+                rated[label] = rated.get(label, 0) + 1
+    if rated:
+        played = ", ".join(f"{name} has {n} rated game(s)" for name, n in sorted(rated.items()))
+        listed = "\n  ".join(diffs[:12]) + ("\n  ..." if len(diffs) > 12 else "")
+        raise ResultsError(
+            f"{folder} holds results of a different tournament: a bot's command, cwd or env changed "
+            f"after it played ({played}; its games would not be comparable):\n  {listed}{refusal}"
+        )
+    bots = [new["bots"][i] if i in changed else bot for i, bot in enumerate(old["bots"])]
+    return {**old, "bots": bots}

@@ -8,9 +8,11 @@ it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from referee.errors import ResultsError
 from referee.play.records import GameSummary
 from referee.ratings.history import llr_history, rating_history
 from referee.ratings.report import Standings
@@ -18,7 +20,7 @@ from referee.ratings.sprt import Sprt
 from referee.render.standings_html import RatingPoint, standings_page
 from referee.tournament.store.files import OLD_MATCH_RESULTS, RESULTS, atomic_write
 from referee.tournament.store.folder import latest_records
-from referee.tournament.store.results import ResultsFile
+from referee.tournament.store.results import ResultsFile, open_nofollow
 
 PAGE = "standings.html"
 MAX_REPLAYS = 10_000
@@ -69,6 +71,19 @@ def standings_html(
         running=running,
         replay_note=note,
     )
+
+
+def page_is_final(page: Path) -> bool:
+    """Whether the page at ``page`` is one of a run that has ended (it does not reload
+    itself). Only its head is read: the reload is a ``<meta>`` there, and the page can be
+    megabytes of replays. A page of a run that was killed, or of a version that wrote a
+    decided SPRT's page as in progress, is not final, and the next run replaces it."""
+    try:
+        with os.fdopen(open_nofollow(page, os.O_RDONLY), "rb") as file:
+            head = file.read(8192)
+    except (OSError, ResultsError):  # gone, unreadable, a link: write a new one
+        return False
+    return b'http-equiv="refresh"' not in head
 
 
 def write_standings_html(folder: Path, text: str) -> Path:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from referee.play.records import GameSummary
+from referee.ratings.forfeits import time_loss_warnings
 from referee.ratings.report import SprtStanding, Standings, standings
 from referee.tournament.plans.plan import TestView
 from referee.tournament.store.files import RESULTS
@@ -43,15 +44,19 @@ class Publisher:
         self, records: Sequence[GameSummary], test: TestView | None, bootstrap: int | None = None
     ) -> Standings:
         """The standings of ``records`` (every record so far: the latest of each slot is
-        rated), with the plan's sequential test if it runs one."""
-        return standings(
-            latest_records(records),
+        rated), with the plan's sequential test if it runs one, and a warning for each bot
+        that lost more than a few percent of its games on time."""
+        latest = latest_records(records)
+        st = standings(
+            latest,
             self.names,
             anchor=self.anchor,
             anchor_rating=self.anchor_rating,
             bootstrap=self.bootstrap if bootstrap is None else bootstrap,
             sprt=None if test is None else SprtStanding(test.status, test.candidate, test.words),
         )
+        st.warnings.extend(time_loss_warnings(latest, self.names))
+        return st
 
     def write(self, st: Standings, title: str | None = None) -> None:
         write_standings(self.folder, st, title or f"{self.name}: standings")
