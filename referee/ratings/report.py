@@ -83,6 +83,9 @@ class Section:
     text: str = ""
     data: dict[str, object] = field(default_factory=dict, hash=False)
     bot_fields: dict[str, dict[str, object]] = field(default_factory=dict, hash=False)
+    lead: bool = False
+    """Shown before the leaderboard: what the kind is about (a gauntlet's challengers
+    against each opponent), where the joint leaderboard is the lesser view."""
 
 
 @dataclass

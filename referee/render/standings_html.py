@@ -245,10 +245,13 @@ def llr_chart(llr: Sequence[tuple[int, float]], lower: float, upper: float) -> s
     )
 
 
-def sections_html(st: Standings) -> str:
-    """The schedule kind's own sections (a Swiss's tie-breaks, a knockout's bracket)."""
+def sections_html(st: Standings, *, lead: bool = False) -> str:
+    """The schedule kind's own sections (a Swiss's tie-breaks, a knockout's bracket): those
+    that lead the page (``lead``: a gauntlet's challengers), or the others."""
     parts: list[str] = []
     for section in st.sections:
+        if section.lead != lead:
+            continue
         parts.append(f"<h2>{escape(section.title)}</h2>")
         if section.headers:
             head = "".join(f"<th>{escape(h)}</th>" for h in section.headers)
@@ -287,6 +290,7 @@ def standings_page(
         parts.append(f'<p class="progress" id="progress">{state}: {done} of {total} games</p>')
     played = st.games - st.void
     parts.append(f"<p>{played} games rated" + (f", {st.void} void (not rated)" if st.void else "") + "</p>")
+    parts.append(sections_html(st, lead=True))
     parts += ["<h2>Leaderboard</h2>", leaderboard_html(st), "<h2>Crosstable</h2>", crosstable_html(st)]
     parts.append(sections_html(st))
     if st.pairs:

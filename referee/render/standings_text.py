@@ -16,7 +16,7 @@ from typing import Any
 from tabulate import tabulate
 
 from referee.play.records import FORFEITS
-from referee.ratings.report import Standings, groups
+from referee.ratings.report import Section, Standings, groups
 from referee.render.standings_json import line_json, render_json
 
 FAILURE_KINDS = tuple(t.value for t in FORFEITS)
@@ -137,6 +137,18 @@ def head_to_head(st: Standings) -> str | None:
     )
 
 
+def _section_lines(section: Section, fmt: str, markdown: bool) -> list[str]:
+    """A schedule kind's section: its title, its table, its text."""
+    out = [f"## {section.title}" if markdown else section.title, ""]
+    if section.headers:
+        rows = [list(row) for row in section.rows]
+        out.append(tabulate(rows, headers=list(section.headers), tablefmt=fmt, disable_numparse=True))
+    if section.text:
+        text = f"```\n{section.text}\n```" if markdown else section.text
+        out.extend(["", text] if section.headers else [text])
+    return out
+
+
 def summary_line(st: Standings) -> str:
     """The leaderboard on one line (``1 mcts > +343, 2 greedy +107, 3 random +0``), what a
     run prints along the way in place of the whole table (``--standings-every`` asks for it)."""
@@ -156,6 +168,9 @@ def render_text(st: Standings, *, title: str = "", markdown: bool = False) -> st
     played = st.games - st.void
     out.append(f"{played} games rated" + (f", {st.void} void (not rated)" if st.void else ""))
     out.append("")
+    for section in st.sections:  # what the kind leads with (a gauntlet's challengers)
+        if section.lead:
+            out.extend([*_section_lines(section, fmt, markdown), ""])
     bot_groups = groups(st)
     sections: list[tuple[str, tuple[list[str], list[list[Any]]]]] = []
     for g, members in enumerate(bot_groups):
@@ -189,13 +204,8 @@ def render_text(st: Standings, *, title: str = "", markdown: bool = False) -> st
     if st.sprt is not None:
         out.extend(["", "## SPRT" if markdown else "SPRT", "", st.sprt.words])
     for section in st.sections:  # the schedule kind's own: a Swiss's tie-breaks, a bracket
-        out.extend(["", f"## {section.title}" if markdown else section.title, ""])
-        if section.headers:
-            rows = [list(row) for row in section.rows]
-            out.append(tabulate(rows, headers=list(section.headers), tablefmt=fmt, disable_numparse=True))
-        if section.text:
-            text = f"```\n{section.text}\n```" if markdown else section.text
-            out.extend(["", text] if section.headers else [text])
+        if not section.lead:
+            out.extend(["", *_section_lines(section, fmt, markdown)])
     if st.warnings:
         out.append("")
         out.extend(f"warning: {w}" for w in st.warnings)

@@ -29,12 +29,14 @@ leaves existing slots unchanged.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
+from referee.ratings.report import Section, standings
 from referee.tournament.plans.plan import (
     MAX_SCHEDULE_GAMES,
     Checks,
@@ -142,6 +144,9 @@ class GauntletSpec(_Fixed):
     def fingerprint(self) -> dict[str, object]:
         challengers = list(self.challengers)
         return {"kind": self.kind, "games_per_pair": self.games_per_pair, "challengers": challengers}
+
+    def make_plan(self, field: Field, recorded: Iterable[GameSummary] = ()) -> FixedPlan:
+        return GauntletPlan(self.games_of(field), self.challengers, field.names)
 
     @staticmethod
     def from_fingerprint(data: dict[str, object]) -> GauntletSpec:
@@ -291,6 +296,87 @@ class FixedPlan(Quiet):
 
     def misfits(self, found: Iterable[GameSummary]) -> list[GameSummary]:
         return misfits_of(self.schedule, found)
+
+
+class GauntletPlan(FixedPlan):
+    """A gauntlet's schedule, whose standings lead with each challenger's result against
+    each opponent (what cutechess and fastchess print): the opponents never meet, so the
+    joint leaderboard's order among them says little."""
+
+    def __init__(
+        self, schedule: list[ScheduledGame], challengers: Sequence[str], names: Sequence[str]
+    ) -> None:
+        super().__init__(schedule)
+        self.challengers = tuple(challengers)
+        self.opponents = tuple(n for n in names if n not in self.challengers)
+
+    def sections(self, recorded: Sequence[GameSummary]) -> list[Section]:
+        return [challenger_section(recorded, self.challengers, self.opponents)]
+
+
+def _elo_text(elo: float, low: float, high: float, bound: str | None) -> tuple[str, str]:
+    """An Elo difference and its interval as the leaderboard shows them (a bound as ``> X``)."""
+
+    def num(x: float) -> str:
+        return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:+.0f}"
+
+    if bound == "lower" or elo == math.inf:
+        shown = f"> {num(low)}"
+    elif bound == "upper" or elo == -math.inf:
+        shown = f"< {num(high)}"
+    else:
+        shown = num(elo)
+    return shown, f"[{num(low)}, {num(high)}]"
+
+
+def _finite(x: float) -> float | None:
+    return round(x, 1) if math.isfinite(x) else None
+
+
+def challenger_section(
+    recorded: Sequence[GameSummary], challengers: Sequence[str], opponents: Sequence[str]
+) -> Section:
+    """Each challenger against each opponent, from their games alone: W-D-L, score, and the
+    Elo difference (challenger minus opponent) with its 95% interval, by the same
+    likelihood as the leaderboard's. With more than one opponent, a word on why the
+    leaderboard's order among the opponents is not a result."""
+    rows: list[tuple[object, ...]] = []
+    data: list[dict[str, object]] = []
+    for challenger in challengers:
+        for opponent in opponents:
+            games = [r for r in recorded if not r.is_void and set(r.labels) == {challenger, opponent}]
+            if not games:
+                rows.append((challenger, opponent, 0, "0-0-0", "", "", ""))
+                continue
+            st = standings(games, [challenger, opponent], anchor=opponent)  # bootstrap > 0: intervals
+            line = next(x for x in st.lines if x.name == challenger)
+            if line.elo is None or line.elo_low is None or line.elo_high is None:  # pragma: no cover
+                continue  # it has games, so it has a rating
+            elo, interval = _elo_text(line.elo, line.elo_low, line.elo_high, line.elo_bound)
+            wdl = f"{line.wins}-{line.draws}-{line.losses}"
+            rows.append((challenger, opponent, line.games, wdl, f"{line.score_percent:.1f}", elo, interval))
+            data.append(
+                {"challenger": challenger, "opponent": opponent, "games": line.games,
+                 "wins": line.wins, "draws": line.draws, "losses": line.losses,
+                 "elo": _finite(line.elo), "elo_low": _finite(line.elo_low),
+                 "elo_high": _finite(line.elo_high)}
+            )  # fmt: skip
+    text = ""
+    if len(opponents) > 1:
+        text = (
+            f"The opponents ({', '.join(opponents)}) never met each other: their places in the "
+            "leaderboard below are not comparable with each other, only each one's result against "
+            f"the challenger{'s' if len(challengers) > 1 else ''} above."
+        )
+    return Section(
+        key="gauntlet",
+        title=f"{' and '.join(challengers)} against each opponent",
+        headers=("challenger", "opponent", "games", "W-D-L", "score%", "Elo diff", "95% interval"),
+        rows=tuple(rows),
+        text=text,
+        data={"matches": data},
+        lead=True,
+    )
 
 
 class FixedGames:

@@ -21,7 +21,7 @@ from referee.errors import ResultsError
 from referee.play.records import GameRecord, GameSummary
 from referee.play.spec import OpeningKind
 from referee.ratings.forfeits import time_loss_warnings
-from referee.ratings.report import SprtStanding, Standings, standings
+from referee.ratings.report import Section, SprtStanding, Standings, standings
 from referee.render.standings_text import render
 from referee.tournament.config.values import TournamentConfig
 from referee.tournament.plans.kinds import spec_from_fingerprint
@@ -240,6 +240,8 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
     records = latest_records(found, warnings)
     sprt = None if schedule is None or bots is None else _test(schedule, bots, records, manifest_path)
     st = standings(records, bots, anchor=anchor, anchor_rating=anchor_rating, bootstrap=bootstrap, sprt=sprt)
+    if schedule is not None and bots is not None:  # the kind's own parts (a gauntlet's challengers)
+        st.sections.extend(_sections(schedule, bots, records))
     repeats = repeat_warning(records)
     if repeats is not None:
         warnings.append(repeats)
@@ -258,6 +260,16 @@ def _misfits(manifest: Manifest, records: list[GameSummary], path: Path) -> list
     except (KeyError, TypeError, ValueError) as exc:
         raise ResultsError(f"{path}: not a tournament manifest (its schedule: {exc})") from None
     return plan.misfits(records)
+
+
+def _sections(schedule: object, bots: list[str], records: list[GameSummary]) -> list[Section]:
+    """The sections the run's plan adds to its standings, rebuilt from the manifest (none
+    when its schedule cannot be rebuilt: the standings still stand without them)."""
+    try:
+        plan = spec_from_fingerprint(schedule).make_plan(Field(tuple(bots), OpeningKind.PIE), records)
+        return plan.sections(records)
+    except (KeyError, TypeError, ValueError):
+        return []
 
 
 def _test(
