@@ -81,11 +81,24 @@ async def check_games(name: str, s: Session) -> CheckResult:
     if seconds:
         timing = f"thinking {ms(sum(seconds) / len(seconds))} mean, {ms(max(seconds))} max per move"
     detail = f"{len(played)} games, every turn legal and on time; {timing} (limit {opts.per_move:g} s): "
-    detail += "; ".join(played)
+    detail += "; ".join(_shown_games(played))
     if seconds and max(seconds) > opts.per_move:
         advice = "a move used the referee's margin: keep well inside the limit"
         return CheckResult(name, Status.WARN, f"{detail}; {advice}")
     return CheckResult(name, Status.PASS, detail)
+
+
+SHOWN_GAMES = 4
+"""Games a check line lists one by one; past them it counts (a line per check stays readable)."""
+
+
+def _shown_games(played: list[str]) -> list[str]:
+    """The first games, then a count of the rest and the last one: ``--games 20`` once put
+    20 results on one 900-character line."""
+    if len(played) <= SHOWN_GAMES:
+        return played
+    rest = len(played) - SHOWN_GAMES + 1
+    return [*played[: SHOWN_GAMES - 1], f"{rest - 1} more, then {played[-1]}"]
 
 
 async def check_pie_rule(name: str, s: Session) -> CheckResult:
