@@ -38,6 +38,12 @@ td.heat-3 { background: #fee08b; } td.heat-4 { background: #ffffbf; } td.heat-5 
 td.heat-6 { background: #a6d96a; } td.heat-7 { background: #66bd63; } td.heat-8 { background: #1a9850; }
 td.self { background: #eee; }
 .chart text { font: 11px sans-serif; }
+.wide { max-width: 100%; overflow-x: auto; }
+section.standings td, section.standings th { white-space: nowrap; }
+section.standings svg.chart { max-width: 100%; height: auto; }
+#legend { font-size: 0.85em; color: #333; max-width: 60em; }
+#legend dt { font-weight: bold; float: left; clear: left; margin-right: 0.5em; }
+#legend dd { margin: 0 0 0.2em 0; }
 .warnings li { color: #8a4b00; }
 """
 
@@ -90,7 +96,8 @@ def leaderboard_html(st: Standings) -> str:
     lo, hi = (min(ends), max(ends)) if ends else (0.0, 0.0)
     pct = f"{round(100 * st.confidence)}%"
     head = (
-        f"<tr><th>rank</th><th>bot</th><th>Elo</th><th>{pct} interval</th><th></th>"
+        f"<tr><th>rank</th><th>bot</th><th>Elo</th><th>{pct} interval</th>"
+        f'<th class="bars">{_bar_scale(lo, hi)}</th>'
         "<th>games</th><th>W-D-L</th>"
         "<th>score</th><th>LOS next</th>" + "".join(f"<th>{k.value}</th>" for k in FORFEITS) + "</tr>"
     )
@@ -111,12 +118,44 @@ def leaderboard_html(st: Standings) -> str:
             f'<tr data-bot="{escape(line.name)}"><td>{"" if line.rank is None else line.rank}</td>'
             f'<td class="name">{escape(line.name)}</td><td class="elo">{elo}</td><td>{interval}</td>'
             f"<td>{_interval_bar(line.elo_low, line.elo_high, line.elo, lo, hi)}</td>"
-            f"<td>{line.games}</td><td>{line.wins}-{line.draws}-{line.losses}</td>"
+            f'<td>{line.games}</td><td class="wdl">{line.wins}-{line.draws}-{line.losses}</td>'
             f"<td>{line.score_percent:.1f}%</td><td>{los}</td>"
             + "".join(f"<td>{line.failures.get(k, 0)}</td>" for k in FORFEITS)
             + "</tr>"
         )
-    return f'<table id="leaderboard"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+    table = f'<table id="leaderboard"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+    return f'<div class="wide">{table}</div>'
+
+
+def _bar_scale(lo: float, hi: float) -> str:
+    """The head of the bars' column: the Elo at its two ends (every bar shares them)."""
+    if hi <= lo:
+        return ""
+    return f"Elo {_f(lo)} &hellip; {_f(hi)}"
+
+
+LEGEND = (
+    ("Elo", "the rating, in Elo points (400 points: 10 to 1 odds), relative to the anchor "
+     "(its rating is fixed); &gt; X / &lt; X: a bound, where a bot won or lost everything"),
+    ("interval", "the 95% interval of the rating; the bar draws it (the tick: the estimate) on the "
+     "scale written in the column's head, the same for every bot"),
+    ("LOS next", "likelihood of superiority: the chance that this bot is stronger than the next one down"),
+    ("W-D-L, score", "wins, draws and losses; score: points per game in percent (a draw is half)"),
+    ("time, illegal, crash, ...", "games lost by that forfeit: out of time, an illegal turn, a crash, "
+     "a protocol error, resigning, over a memory or process limit"),
+    ("crosstable", "points/games of the row's bot against the column's; the colour: its score, from "
+     "red (0%) through yellow (50%) to green (100%)"),
+    ("0-0.5-1-1.5-2", "opening pairs (one opening played twice, colours swapped) in which the first bot "
+     "scored 0, 0.5, 1, 1.5 and 2 points"),
+    ("board", "in the replay: the last turn's placed stone has a red ring, each of its steals a "
+     "numbered red arrow from the stone taken to where it went (a ring when it stays)"),
+)  # fmt: skip
+"""What the page's columns and marks mean (the ``#legend`` under the leaderboard)."""
+
+
+def legend_html() -> str:
+    items = "".join(f"<dt>{term}</dt><dd>{text}</dd>" for term, text in LEGEND)
+    return f'<details open><summary>What the columns mean</summary><dl id="legend">{items}</dl></details>'
 
 
 def crosstable_html(st: Standings) -> str:
@@ -197,13 +236,22 @@ def _chart(
         f'viewBox="0 0 {width} {height}" role="img">',
         f'<line x1="{left}" y1="{height - bottom}" x2="{width - 10}" y2="{height - bottom}" stroke="#999"/>',
         f'<line x1="{left}" y1="10" x2="{left}" y2="{height - bottom}" stroke="#999"/>',
-        f'<text x="{width / 2:.0f}" y="{height - 6}" text-anchor="middle">{escape(x_label)}</text>',
-        f'<text x="12" y="{height / 2:.0f}" transform="rotate(-90 12 {height / 2:.0f})" text-anchor="middle">'
-        f"{escape(y_label)}</text>",
-        f'<text x="{left - 4}" y="{sy(y1) + 4:.1f}" text-anchor="end">{y1:.0f}</text>',
-        f'<text x="{left - 4}" y="{sy(y0) + 4:.1f}" text-anchor="end">{y0:.0f}</text>',
-        f'<text x="{sx(x1):.1f}" y="{height - bottom + 14}" text-anchor="end">{x1:.0f}</text>',
+        f'<text class="axis" x="{width / 2:.0f}" y="{height - 2}" text-anchor="middle">'
+        f"{escape(x_label)}</text>",
+        f'<text class="axis" x="12" y="{height / 2:.0f}" transform="rotate(-90 12 {height / 2:.0f})" '
+        f'text-anchor="middle">{escape(y_label)}</text>',
     ]
+    for y in _ticks(y0, y1):
+        parts.append(
+            f'<line x1="{left - 3}" y1="{sy(y):.1f}" x2="{left}" y2="{sy(y):.1f}" stroke="#999"/>'
+            f'<text class="tick-y" x="{left - 5}" y="{sy(y) + 4:.1f}" text-anchor="end">{y:g}</text>'
+        )
+    for x in _ticks(x0, x1, whole=True):
+        parts.append(
+            f'<line x1="{sx(x):.1f}" y1="{height - bottom}" x2="{sx(x):.1f}" y2="{height - bottom + 3}" '
+            f'stroke="#999"/><text class="tick-x" x="{sx(x):.1f}" y="{height - bottom + 14}" '
+            f'text-anchor="middle">{x:g}</text>'
+        )
     for g in guides:
         parts.append(
             f'<line class="guide" x1="{left}" y1="{sy(g):.1f}" x2="{width - 10}" y2="{sy(g):.1f}" '
@@ -224,6 +272,25 @@ def _chart(
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _ticks(lo: float, hi: float, *, whole: bool = False, most: int = 6) -> list[float]:
+    """Round values from ``lo`` to ``hi`` for an axis: steps of 1, 2, 2.5 or 5 times a power
+    of ten, at least three of them and at most about ``most`` (``whole``: no step below 1,
+    for counts)."""
+    if hi <= lo:
+        return [lo]
+    raw = (hi - lo) / (most - 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    while True:
+        if whole:
+            step = max(1.0, round(step))
+        first = math.ceil(lo / step) * step
+        count = math.floor((hi - first) / step + 1e-9) + 1
+        if count >= 3 or (whole and step == 1.0):
+            return [round(first + k * step, 10) for k in range(count)]
+        step /= 2
 
 
 def rating_chart(history: Sequence[RatingPoint]) -> str:
@@ -291,10 +358,11 @@ def standings_page(
     played = st.games - st.void
     parts.append(f"<p>{played} games rated" + (f", {st.void} void (not rated)" if st.void else "") + "</p>")
     parts.append(sections_html(st, lead=True))
-    parts += ["<h2>Leaderboard</h2>", leaderboard_html(st), "<h2>Crosstable</h2>", crosstable_html(st)]
+    parts += ["<h2>Leaderboard</h2>", leaderboard_html(st), legend_html()]
+    parts += ["<h2>Crosstable</h2>", f'<div class="wide">{crosstable_html(st)}</div>']
     parts.append(sections_html(st))
     if st.pairs:
-        parts += ["<h2>Opening pairs</h2>", pairs_html(st)]
+        parts += ["<h2>Opening pairs</h2>", f'<div class="wide">{pairs_html(st)}</div>']
     if history:
         parts += ["<h2>Ratings over the games</h2>", rating_chart(history)]
     if st.sprt is not None:
