@@ -375,11 +375,29 @@ document.addEventListener("keydown", (ev) => {
 // ---------------------------------------------------------------- start
 for (const n in BOARDS) { const b = BOARDS[n]; b.index = {}; b.names.forEach((name, i) => { b.index[name] = i; }); }
 applyFilters();
+function hashParams() {  // not URLSearchParams: it reads a typed '+' (r1-a+b-01) as a space
+  const out = {};
+  for (const part of location.hash.slice(1).split("&")) {
+    const i = part.indexOf("=");
+    if (i > 0) { try { out[part.slice(0, i)] = decodeURIComponent(part.slice(i + 1)); } catch (e) { out[part.slice(0, i)] = part.slice(i + 1); } }
+  }
+  return out;
+}
 function fromHash() {  // #game=ID&turn=K, as goto() writes it
-  const want = new URLSearchParams(location.hash.slice(1));
+  const want = hashParams();
   let first = game ? selected : 0;
-  if (want.get("game") !== null) { const i = GAMES.findIndex((g) => String(g.id) === want.get("game")); if (i >= 0) first = i; }
-  if (GAMES.length) select(first, want.get("turn") !== null ? Number(want.get("turn")) : null);
+  let missing = null;
+  if (want.game !== undefined) {
+    const i = GAMES.findIndex((g) => String(g.id) === want.game);
+    if (i >= 0) first = i; else missing = want.game;
+  }
+  let note = document.getElementById("hash-note");
+  if (missing !== null && !note) {
+    note = document.createElement("p"); note.id = "hash-note"; note.className = "hash-note";
+    document.body.insertBefore(note, document.body.firstChild);
+  }
+  if (note) note.textContent = missing === null ? "" : "No game " + missing + " on this page" + (GAMES.length ? "; showing " + GAMES[first].id + "." : ".");
+  if (GAMES.length) select(first, want.turn !== undefined ? Number(want.turn) : null);
 }
 window.addEventListener("hashchange", fromHash);
 fromHash();

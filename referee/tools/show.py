@@ -6,6 +6,7 @@ notes) passes through :func:`referee.text.printable` before it reaches the termi
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,16 @@ def load_game(path: Path, game: str | None = None) -> ShownGame:
     """A record from a ``.json`` file or an ``.sgf`` file of ``vastuz export``, or game
     ``game`` (number or id; default the first) of a ``.jsonl`` file. ``ValueError`` says
     what is wrong, without repeating the path (the caller names the file)."""
+    if path.is_dir():
+        # A results folder (what `vastuz report` takes): say which file in it to show.
+        inside = [name for name in ("results.jsonl", "games.jsonl") if (path / name).is_file()]
+        hint = (
+            f": try vastuz show {shlex.quote(str(path / inside[0]))} (vastuz report {shlex.quote(str(path))} "
+            "gives its standings)"
+            if inside
+            else " (expected a .jsonl, .json or .sgf record)"
+        )
+        raise ValueError(f"a folder, not a file{hint}")
     if not path.is_file():
         raise ValueError(
             "no such file" if not path.exists() else "not a file (expected a .jsonl or .json record)"
