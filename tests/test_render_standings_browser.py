@@ -101,3 +101,20 @@ def test_the_charts_label_their_axes(narrow: WebDriver, standings_page: Path) ->
     )
     assert chart["labels"] == ["games played", "Elo"], chart
     assert len(chart["x"]) >= 3 and len(chart["y"]) >= 3, chart
+
+
+def test_a_typed_link_with_a_plus_opens_its_game_and_an_unknown_one_says_so(
+    narrow: WebDriver, standings_page: Path
+) -> None:
+    open_page(narrow, standings_page)
+    ids = narrow.execute_script(
+        "return [...document.querySelectorAll('#list .row')].map((r) => r.dataset.id)"
+    )
+    wanted = next(i for i in ids if "+" in i and i != ids[0])  # r1-a+b-02: a tournament's slot
+    # Typed by hand, '+' as it is (not %2B): the game itself, not silently the first one.
+    open_page(narrow, standings_page, f"#game={wanted}&turn=2")
+    shown = narrow.execute_script("return document.querySelector('#board svg').dataset")
+    assert shown["game"] == wanted and shown["turn"] == "2"
+    open_page(narrow, standings_page, "#game=r9-nobody+none-01")
+    note = narrow.execute_script("return document.getElementById('hash-note').textContent")
+    assert note.startswith("No game r9-nobody+none-01 on this page; showing "), note
