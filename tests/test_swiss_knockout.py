@@ -181,7 +181,7 @@ def test_a_bracket_of_six_gives_the_byes_to_the_top_seeds_and_a_level_match_goes
     assert de.winner == "d" and de.how == "level after 4 games: d goes on as the higher seed"
     assert play_round(plan, decide) == ["k2-a+d-01", "k2-a+d-02"]
     assert play_round(plan, lambda g: "b") == ["k3-a+b-01", "k3-a+b-02"]
-    assert plan.finished and plan.end_lines() == ["knockout: b wins (final: b beats a 0-2)"]
+    assert plan.finished and plan.end_lines() == ["knockout: b wins (final: b beats a 2-0)"]
     text = plan.bracket_text()
     assert "[4] d  2-2  [5] e  -> d (level after 4 games: d goes on as the higher seed)" in text
     assert text.endswith("winner: b")

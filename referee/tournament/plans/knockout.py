@@ -255,7 +255,10 @@ class KnockoutPlan(Quiet):
     def _result(self, m: Match) -> str:
         if m.how == "bye":
             return f"{m.winner}: a bye"
-        return f"{m.how} {m.points_a:g}-{m.points_b:g}" if " beats " in m.how else f"{m.a} - {m.b} {m.how}"
+        if " beats " in m.how:  # the winner's points first
+            high, low = max(m.points_a, m.points_b), min(m.points_a, m.points_b)
+            return f"{m.how} {high:g}-{low:g}"
+        return f"{m.a} - {m.b} {m.how}"
 
     def describe(self) -> str:
         n = len(self.seeds)
