@@ -58,9 +58,11 @@ async def check_games(name: str, s: Session) -> CheckResult:
             colours[colour] += 1
             role = "" if opening is OpeningKind.EMPTY else ", set up" if seat == 0 else ", chose"
             where = f"game {index + 1} ({opening.value}{role}, {colour.value})"
-            if record.termination is Termination.VOID:
+            if record.termination is Termination.VOID and record.fault is None:
                 blame = "void (a problem on the checker's side)"
                 return CheckResult(name, Status.FAIL, f"{where} {blame}: {record.reason}")
+            # A void game with a fault: a bot failed before the first decision (a start-up
+            # failure, not rated in a tournament); below, the bot at fault is blamed.
             seconds.extend(
                 t.seconds
                 for t in record.turns
