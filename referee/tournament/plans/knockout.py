@@ -215,7 +215,11 @@ class KnockoutPlan(Quiet):
     # ------------------------------------------------------------------ the Plan
     @property
     def total(self) -> int:
-        """The most games the bracket can ask for (every match to its last tie-break)."""
+        """The most games the bracket can ask for: every match to its last tie-break, or,
+        once the final is decided, the games it asked for."""
+        matches = self.matches()
+        if matches[-1].winner is not None:
+            return sum(len(m.games) for m in matches)
         return (len(self.seeds) - 1) * (self.spec.games_per_match + 2 * self.spec.tiebreak_pairs)
 
     @property
