@@ -389,7 +389,8 @@ GOOD = {"name": "good", "command": [PY]}
         (
             {"name": "x", "command": [PY], "argv": []},
             "bots[1].argv",
-            "unknown key (expected one of: name, command, cwd, env, limits, sandbox)",
+            "unknown key (expected one of: name, command, cwd, env, limits, sandbox, time_control, margin, "
+            "startup_commands, restart, startup_timeout, command_timeout)",
         ),
         ("python bot.py", "bots[1]", "expected a mapping with name and command, got 'python bot.py' (str)"),
     ],

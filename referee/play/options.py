@@ -29,7 +29,7 @@ class BotOptions:
     ``quit_grace`` and ``kill_grace`` for the close (``quit`` -> SIGTERM -> SIGKILL),
     ``log_cap`` bytes per log file, ``max_line`` bytes per protocol line (longer is a
     protocol fault), and ``board_size``: when known, ``boardsize`` is part of the
-    handshake, so a bot that cannot play it fails at start-up."""
+    handshake, so a bot that cannot play it fails at start-up; ``startup_commands`` follow."""
 
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     quit_grace: float = DEFAULT_QUIT_GRACE
@@ -37,6 +37,10 @@ class BotOptions:
     log_cap: int = DEFAULT_LOG_CAP
     max_line: int = DEFAULT_MAX_LINE
     board_size: int | None = None
+    startup_commands: tuple[str, ...] = ()
+    """Protocol commands sent in order after the handshake of every process start (a bot's
+    own settings, ``set_strength 3``: gomill's ``startup_gtp_commands``); a ``?`` answer is
+    a start failure naming the command and the answer. A reused process keeps them."""
 
 
 DEFAULT_OPTIONS = BotOptions()

@@ -309,6 +309,9 @@ class BotProcess:
             # Part of the handshake when the size is known: a bot that cannot play it
             # fails at start-up, within the start-up deadline.
             await self.call(commands.boardsize(board_size), left())
+        for line in self.options.startup_commands:  # the bot's own settings, in order
+            name, *args = line.split()
+            await self.call(Command(None, name, tuple(args)), left())
 
     def _parse(self, command: Command, parser: Callable[[str], T], text: str) -> T:
         """Apply a reply parser; its :class:`ProtocolError` becomes a protocol fault."""

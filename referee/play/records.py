@@ -121,6 +121,9 @@ class BotEntry:
     transcript: str | None = None
     final_score: str | None = None
     stats: BotStats = field(default_factory=BotStats)
+    time_control: dict[str, Any] | None = None
+    """This bot's own clock when it differs from the game's ``time_control`` (time odds);
+    left out of the record otherwise."""
 
 
 @dataclass
@@ -410,6 +413,8 @@ def _forensics_from_dict(data: dict[str, Any] | None) -> Forensics | None:
 
 def _bot_to_dict(bot: BotEntry) -> dict[str, Any]:
     out = {k: v for k, v in vars(bot).items() if k != "stats"}
+    if bot.time_control is None:
+        del out["time_control"]
     stats = out["stats"] = vars(bot.stats).copy()
     if not bot.stats.late:
         del stats["late"], stats["late_max"]

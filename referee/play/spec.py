@@ -104,6 +104,18 @@ class GameSpec:
     command_timeout: float = DEFAULT_COMMAND_TIMEOUT
     game_timeout: float | None = None
     game_id: str = "game"
+    seat_time_controls: tuple[TimeControl | None, TimeControl | None] = (None, None)
+    """Each seat's own clock where its bot has one (time odds); None: ``time_control``."""
+    seat_command_timeouts: tuple[float | None, float | None] = (None, None)
+    """Each seat's own ``command_timeout`` where its bot has one; None: ``command_timeout``."""
+
+    def clock_of(self, seat: int) -> TimeControl:
+        """Seat ``seat``'s time control: its own, or the game's."""
+        return self.seat_time_controls[seat] or self.time_control
+
+    def command_timeout_of(self, seat: int) -> float:
+        own = self.seat_command_timeouts[seat]
+        return self.command_timeout if own is None else own
 
     def __post_init__(self) -> None:
         given = self.opening in (OpeningKind.BOOK, OpeningKind.RANDOM)
@@ -117,13 +129,16 @@ class GameSpec:
         to the full, plus a minute. Far beyond any real game; only a bug can reach it."""
         if self.game_timeout is not None:
             return self.game_timeout
-        tc = self.time_control
+        return max(self._guard(self.clock_of(seat), self.command_timeout_of(seat)) for seat in (0, 1))
+
+    def _guard(self, tc: TimeControl, command_timeout: float) -> float:
+        """:meth:`guard` as if both seats had ``tc`` and ``command_timeout``."""
         turns = 2 * point_count(self.size) + 1 + 2  # every turn, plus gensetup and choose_color
-        per_request = 3 * self.command_timeout + tc.margin  # time_left, play, slack
+        per_request = 3 * command_timeout + tc.margin  # time_left, play, slack
         if tc.kind is TimeControlKind.FISCHER:
             assert tc.main is not None
             thinking = 2 * (tc.main + turns * tc.increment)
         else:
             assert tc.per_move is not None
             thinking = turns * tc.per_move
-        return 60.0 + 6 * self.command_timeout + thinking + turns * per_request
+        return 60.0 + 6 * command_timeout + thinking + turns * per_request

@@ -99,9 +99,10 @@ def header(config: TournamentConfig, what: str, where: str) -> str:
         clock_words = f"{tc.per_move:g} s per move"
     else:
         clock_words = f"{tc.main:g} s + {tc.increment:g} s per move"
+    odds = "" if c.time_odds is None else f" ({c.time_odds})"
     return (
         f"tournament {c.name}: {len(c.bots)} bots, board {c.board_size}, opening {c.opening.kind.value}, "
-        f"{clock_words}, {what}, {where}"
+        f"{clock_words}{odds}, {what}, {where}"
     )
 
 

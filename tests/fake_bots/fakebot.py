@@ -88,6 +88,7 @@ class FakeBot:
         self.stop = args.stop
         self.answer_after = args.answer_after
         self.minimal = args.minimal
+        self.log: str | None = args.log
         self.seen: dict[str, int] = {}
         self.pos = Position.new(7)
         self.armed_illegal = False
@@ -105,6 +106,9 @@ class FakeBot:
             line = raw.decode().split("#")[0].strip()
             if not line:
                 continue
+            if self.log is not None:  # what it received, for the start-up commands' tests
+                with open(self.log, "a") as log:
+                    log.write(f"{os.getpid()} {line}\n")
             parts = line.split()
             cid = parts.pop(0) if parts[0].isdigit() else ""
             name, args = parts[0], parts[1:]
@@ -322,6 +326,8 @@ class FakeBot:
             return True, self.pos.result()
         if name == "quit":
             return True, ""
+        if name.startswith("set_"):  # a bot's own setting: any value but 'bad'
+            return (False, f"cannot set {name[4:]} to bad") if args == ["bad"] else (True, "")
         return False, "unknown command"
 
 
@@ -334,6 +340,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=5.0, help="seconds the 'slow' fault waits")
     parser.add_argument("--delay-file", help="read the 'slow' fault's seconds from this file (0 if missing)")
     parser.add_argument("--minimal", action="store_true", help="list no optional commands")
+    parser.add_argument("--log", help="append each command received to this file (with the pid)")
     parser.add_argument("--stop", type=float, default=1.0, help="seconds 'stop-referee' stops the referee")
     parser.add_argument(
         "--answer-after",

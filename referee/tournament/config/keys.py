@@ -322,15 +322,78 @@ ELO = Key(
         ),
     ),
 )
+BOT_MARGIN_DOC = "allowed on top of each of this bot's limits (network or start-up lag)"
+BOT_MARGIN = Key("margin", SECONDS, BOT_MARGIN_DOC, shown="the config's `time_control.margin`")
+BOT_TIME_CONTROL = Key(
+    "time_control",
+    Check[TimeControl]("`{per_move: S}` or `{main: S, increment: S}`, optional `margin: S`"),
+    "this bot's own clock (time odds): records and standings say who played at which",
+    shown="the config's `time_control`",
+    keys=(
+        PER_MOVE,
+        MAIN,
+        INCREMENT,
+        Key("margin", SECONDS, BOT_MARGIN_DOC, shown="`bots[].margin`, else the config's"),
+    ),
+    what="{per_move: SECONDS} or {main: SECONDS, increment: SECONDS}",
+)
+STARTUP_COMMANDS = Key(
+    "startup_commands",
+    Check[tuple[str, ...]]("a list of protocol command lines"),
+    "sent in order after the handshake of each process start (`set_strength 3`); a `?` answer is a "
+    "start failure naming the command",
+    default=[],
+    shown="none",
+)
+RESTART = Key(
+    "restart",
+    choice("on-fault", "always", "never"),
+    "when the bot gets a fresh process: `on-fault` (after a fault), `always` (every game), `never` (kept "
+    "after a fault too, unless its pipe broke: a timeout, a crash, a garbled answer)",
+    default="on-fault",
+)
+BOT_STARTUP_TIMEOUT = Key(
+    "startup_timeout", POSITIVE_SECONDS, "this bot's own", shown="the config's `startup_timeout`"
+)
+BOT_COMMAND_TIMEOUT = Key(
+    "command_timeout", POSITIVE_SECONDS, "this bot's own", shown="the config's `command_timeout`"
+)
+USE = Key(
+    "use",
+    Check[str]("a bot's name in `bots_file`"),
+    "this bot is that definition, with the other keys given here over it (`name` renames it)",
+    shown="none",
+)
 BOTS = Key(
     "bots",
     Check[tuple[BotSpec, ...]](
         "a list of at least 2 bots (exactly 2 for an SPRT: the candidate first, then the baseline)"
     ),
     required="this key is required",
-    keys=(BOT_NAME, COMMAND, CWD, ENV, BOT_LIMITS, BOT_SANDBOX),
+    keys=(
+        BOT_NAME,
+        COMMAND,
+        CWD,
+        ENV,
+        BOT_LIMITS,
+        BOT_SANDBOX,
+        BOT_TIME_CONTROL,
+        BOT_MARGIN,
+        STARTUP_COMMANDS,
+        RESTART,
+        BOT_STARTUP_TIMEOUT,
+        BOT_COMMAND_TIMEOUT,
+        USE,
+    ),
     what="a mapping with name and command",
     items=True,
+)
+BOTS_FILE = Key(
+    "bots_file",
+    Check[tuple[str, ...]]("a path, or a list of paths"),
+    "YAML files of bot definitions (`bots: [...]`, each as in `bots`) that `bots[].use` names; a "
+    "definition's `cwd` is relative to its own file",
+    shown="none",
 )
 LOGS = Key(
     "logs",
@@ -394,6 +457,7 @@ TOP = Key(
         OUTPUT,
         ELO,
         BOTS,
+        BOTS_FILE,
         LOGS,
         LIMITS,
         SANDBOX,

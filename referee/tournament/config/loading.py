@@ -90,7 +90,86 @@ def parse_config(
     """Validate already-parsed YAML data. ``file`` is how errors name the config;
     ``base_dir`` is the folder relative paths are resolved against; ``source`` the config
     file's path (default ``base_dir / basename(file)``)."""
-    return ConfigParser(file, Path(base_dir).resolve(), check_programs).config(data, source)
+    base = Path(base_dir).resolve()
+    data = with_bots_files(data, file=file, base_dir=base, check_programs=check_programs)
+    return ConfigParser(file, base, check_programs).config(data, source)
+
+
+def with_bots_files(data: object, *, file: str, base_dir: Path, check_programs: bool) -> object:
+    """``data`` with each ``bots[i]`` that says ``use: NAME`` replaced by that definition
+    from ``bots_file`` (one file or a list, relative to the config's folder) with the
+    entry's other keys over it. Each bots file is validated on its own first, so a mistake
+    in a definition names its file and place (``engines.yaml: bots[1].command``); one in an
+    override names the config's ``bots[i]``. Data without ``bots_file`` or ``use`` is
+    returned as it is."""
+    if not isinstance(data, dict):
+        return data
+    bots = data.get("bots")
+    uses = (
+        [i for i, b in enumerate(bots) if isinstance(b, dict) and "use" in b]
+        if isinstance(bots, list)
+        else []
+    )
+    if "bots_file" not in data:
+        if uses:
+            raise ConfigError(
+                "`use` names a bot of a bots file, and there is no `bots_file`",
+                file=file,
+                key=f"bots[{uses[0]}].use",
+            )
+        return data
+    raw = data["bots_file"]
+    paths = [raw] if isinstance(raw, str) else raw
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) and p for p in paths):
+        raise ConfigError(
+            f"expected a path or a list of paths, got {_short_repr(raw)}", file=file, key="bots_file"
+        )
+    known: dict[str, tuple[dict[str, object], str]] = {}  # name -> (definition, its file)
+    for k, entry in enumerate(paths):
+        where = "bots_file" if isinstance(raw, str) else f"bots_file[{k}]"
+        path = (base_dir / Path(entry).expanduser()).resolve()
+        shown = str(Path(file).parent / entry) if not Path(entry).is_absolute() else entry
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ConfigError(f"bots file not found: {path}", file=file, key=where) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read the bots file {path}: {exc}", file=file, key=where) from None
+        content = parse_yaml(text, file=shown)
+        parser = ConfigParser(shown, path.parent, check_programs)
+        if not isinstance(content, dict) or set(content) != {"bots"}:
+            got = sorted(map(str, content)) if isinstance(content, dict) else type(content).__name__
+            raise ConfigError(
+                f"expected a mapping with one key, bots (a list of bots), got {got}", file=shown
+            )
+        defined = parser.bots(content["bots"], minimum=1)
+        for spec, item in zip(defined, content["bots"], strict=True):
+            if spec.name in known:
+                raise ConfigError(
+                    f"bot {spec.name!r} is defined twice (also in {known[spec.name][1]})",
+                    file=shown,
+                    key="bots",
+                )
+            # Its folder resolved against its own file, so the config's folder does not move it.
+            known[spec.name] = ({**item, "cwd": str(spec.cwd)}, shown)
+    merged: list[object] = []
+    for i, item in enumerate(bots if isinstance(bots, list) else []):
+        if not isinstance(item, dict) or "use" not in item:
+            merged.append(item)
+            continue
+        name = item["use"]
+        if not isinstance(name, str) or name not in known:
+            have = ", ".join(sorted(known)) or "none"
+            raise ConfigError(
+                f"no bot {_short_repr(name)} in the bots file(s) (they define: {have})",
+                file=file,
+                key=f"bots[{i}].use",
+            )
+        merged.append({**known[name][0], **{k: v for k, v in item.items() if k != "use"}})
+    out = {k: v for k, v in data.items() if k != "bots_file"}
+    if isinstance(bots, list):
+        out["bots"] = merged
+    return out
 
 
 # --------------------------------------------------------------------------- YAML loading

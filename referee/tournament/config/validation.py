@@ -10,6 +10,7 @@ keys, alias bombs, depth) is :mod:`referee.tournament.config.loading`."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import random
@@ -39,6 +40,7 @@ from referee.tournament.config.values import (
     ExecutorSpec,
     LogSpec,
     OpeningSpec,
+    Restart,
     TournamentConfig,
 )
 from referee.tournament.plans.kinds import ScheduleSpec, parse_schedule
@@ -58,6 +60,8 @@ class ConfigParser(FieldChecks):
     def __init__(self, file: str, base_dir: Path, check_programs: bool) -> None:
         super().__init__(file, base_dir)
         self.check_programs = check_programs
+        # Each bot's own clock keys, read once the config's clock is known (bot_clocks).
+        self._clocks: dict[str, tuple[object, object, str]] = {}
 
     # --- sections
 
@@ -99,6 +103,7 @@ class ConfigParser(FieldChecks):
             startup_timeout=top.get(keys.STARTUP_TIMEOUT),
             command_timeout=top.get(keys.COMMAND_TIMEOUT),
         )
+        config = dataclasses.replace(config, bots=self.bot_clocks(config.bots, config.time_control))
         if config.opening.policy is OpeningPolicy.ENCOUNTER and config.schedule.kind == "adaptive":
             self.fail("opening.policy", "an adaptive schedule plays its pairings unevenly: use policy: round")
         return config
@@ -196,15 +201,15 @@ class ConfigParser(FieldChecks):
     # --- bots
 
     def bots(
-        self, value: object, limits: Limits = DEFAULT_LIMITS, sandbox: bool = False
+        self, value: object, limits: Limits = DEFAULT_LIMITS, sandbox: bool = False, *, minimum: int = 2
     ) -> tuple[BotSpec, ...]:
         """The bots, each with the config's ``limits`` and ``sandbox`` unless it has its own
         (its ``limits`` key by key); a sandbox where bubblewrap is missing fails here,
-        before any bot starts."""
+        before any bot starts. ``minimum``: a bots file may hold a single bot."""
         if not isinstance(value, list):
             self.fail("bots", f"expected a list of bots, got {_describe(value)}")
-        if len(value) < 2:
-            self.fail("bots", f"expected at least 2 bots, got {len(value)}")
+        if len(value) < minimum:
+            self.fail("bots", f"expected at least {minimum} bots, got {len(value)}")
         bots: list[BotSpec] = []
         first_seen: dict[str, int] = {}
         for i, item in enumerate(value):
@@ -240,8 +245,55 @@ class ConfigParser(FieldChecks):
                 problem = missing_sandbox()
                 if problem is not None:
                     self.fail(f"{path}.sandbox" if "sandbox" in spec else "sandbox", problem)
-            bots.append(BotSpec(name, command, cwd, MappingProxyType(env), bot_limits, boxed))
+            bots.append(
+                BotSpec(
+                    name,
+                    command,
+                    cwd,
+                    MappingProxyType(env),
+                    bot_limits,
+                    boxed,
+                    startup_commands=spec.get(keys.STARTUP_COMMANDS, self.startup_commands),
+                    restart=Restart(spec.get(keys.RESTART)),
+                    startup_timeout=spec.get(keys.BOT_STARTUP_TIMEOUT) if "startup_timeout" in spec else None,
+                    command_timeout=spec.get(keys.BOT_COMMAND_TIMEOUT) if "command_timeout" in spec else None,
+                )
+            )
+            self._clocks[name] = (spec.values.get("time_control"), spec.values.get("margin"), path)
         return tuple(bots)
+
+    def startup_commands(self, value: object, path: str) -> tuple[str, ...]:
+        """A list of protocol command lines, each a command name and its arguments."""
+        if not isinstance(value, list):
+            self.fail(path, f"expected a list of protocol commands, got {_describe(value)}")
+        lines: list[str] = []
+        for k, item in enumerate(value):
+            line = " ".join(self.string(item, f"{path}[{k}]").split())
+            if not line or not re.fullmatch(r"[A-Za-z_][\x21-\x7e]*( [\x21-\x7e]+)*", line):
+                self.fail(f"{path}[{k}]", f"expected a command name and its arguments, got {item!r}"[:200])
+            lines.append(line)
+        return tuple(lines)
+
+    def bot_clocks(self, bots: tuple[BotSpec, ...], config_clock: TimeControl) -> tuple[BotSpec, ...]:
+        """Each bot's own clock (``time_control``, ``margin``), read once the config's is
+        known: a bot's ``margin`` replaces the config's, its ``time_control`` the whole
+        clock (its margin: its own, else the bot's ``margin``, else the config's)."""
+        out = []
+        for bot in bots:
+            value, margin_value, path = self._clocks.get(bot.name, (None, None, ""))
+            margin = config_clock.margin
+            if margin_value is not None:
+                margin = self.number(margin_value, f"{path}.margin")
+            clock = None
+            if value is not None:
+                own = keys.BOT_TIME_CONTROL.read(self, value, f"{path}.time_control")
+                if "margin" not in own:
+                    own.values["margin"] = margin
+                clock = self.time_control(own.values, f"{path}.time_control")
+            elif margin_value is not None:
+                clock = dataclasses.replace(config_clock, margin=margin)
+            out.append(dataclasses.replace(bot, time_control=clock) if clock is not None else bot)
+        return tuple(out)
 
     def command(self, value: object, path: str) -> tuple[str, ...]:
         if isinstance(value, str):

@@ -21,6 +21,7 @@ no process and needs neither YAML nor trio.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from referee.play.limits import DEFAULT_LIMITS, Limits
 from referee.play.records import GameSummary
 from referee.play.spec import (
     DEFAULT_COMMAND_TIMEOUT,
+    DEFAULT_MARGIN,
     DEFAULT_STARTUP_TIMEOUT,
     Opening,
     OpeningKind,
@@ -110,6 +112,18 @@ class ExecutorSpec:
     run's own process; more spread ``concurrency`` over that many (fast bots, many cores)."""
 
 
+class Restart(str, enum.Enum):
+    """When a bot gets a fresh process for its next game (``bots[].restart``): ``on-fault``
+    (a process that faulted is replaced; a healthy one plays on), ``always`` (a fresh
+    process every game), ``never`` (kept after a fault too, as long as its protocol is in
+    step: an illegal turn, a resignation; a process whose pipe broke (a timeout, a crash, a
+    garbled answer) is always replaced, since nothing it says next can be trusted)."""
+
+    ON_FAULT = "on-fault"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
 @dataclass(frozen=True)
 class BotSpec:
     """How to start one bot. ``env`` holds only the config's variables; whoever spawns the
@@ -123,6 +137,15 @@ class BotSpec:
     env: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     limits: Limits = DEFAULT_LIMITS
     sandbox: bool = False
+    time_control: TimeControl | None = None
+    """This bot's own clock (time odds; its own ``margin``), None: the config's."""
+    startup_commands: tuple[str, ...] = ()
+    """Protocol commands sent in order after each process start's handshake."""
+    restart: Restart = Restart.ON_FAULT
+    startup_timeout: float | None = None
+    """Its own start-up deadline, None: the config's (not in the fingerprint)."""
+    command_timeout: float | None = None
+    """Its own deadline for commands that are not decisions, None: the config's."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +186,16 @@ class TournamentConfig:
         """The schedule's plan, given the games already recorded (see
         :meth:`~referee.tournament.plans.plan.ScheduleSpec.make_plan`)."""
         return self.schedule.make_plan(self.field, recorded)
+
+    @property
+    def time_odds(self) -> str | None:
+        """Words for the bots that play at a clock of their own (time odds), None if none
+        does: for the run's header and a note beside its ratings."""
+        own = [(b.name, b.time_control) for b in self.bots if b.time_control is not None]
+        if not own:
+            return None
+        shown = ", ".join(f"{name} at {clock_words(tc)}" for name, tc in own if tc is not None)
+        return f"time odds: {shown}, the others at {clock_words(self.time_control)}"
 
     def bot(self, name: str) -> BotSpec:
         for bot in self.bots:
@@ -207,7 +240,33 @@ class TournamentConfig:
                     "command": list(bot.command),
                     "cwd": str(bot.cwd),
                     "env": dict(sorted(bot.env.items())),
+                    # Only when set, so the folders of earlier runs still resume.
+                    **_bot_extras(bot),
                 }
                 for bot in self.bots
             ],
         }
+
+
+def _bot_extras(bot: BotSpec) -> dict[str, object]:
+    """A bot's settings that change what its games are, for the fingerprint, when set: its
+    own clock, its start-up commands, its command deadline (``restart`` and
+    ``startup_timeout`` decide how a game is run, not what it is)."""
+    extras: dict[str, object] = {}
+    if bot.time_control is not None:
+        extras["time_control"] = {"kind": bot.time_control.kind.value, **bot.time_control.as_dict()}
+    if bot.startup_commands:
+        extras["startup_commands"] = list(bot.startup_commands)
+    if bot.command_timeout is not None:
+        extras["command_timeout"] = bot.command_timeout
+    return extras
+
+
+def clock_words(tc: TimeControl) -> str:
+    """``0.5 s per move`` or ``60 s + 0.5 s per move``, with the margin when not the default."""
+    words = (
+        f"{tc.per_move:g} s per move"
+        if tc.per_move is not None
+        else f"{tc.main:g} s + {tc.increment:g} s per move"
+    )
+    return words if tc.margin == DEFAULT_MARGIN else f"{words} (margin {tc.margin:g} s)"
