@@ -74,7 +74,7 @@ def test_match_lines_do_not_repeat_the_kind_of_forfeit(
     lines = [line for line in capsys.readouterr().out.splitlines() if " g000" in line and "(B) - " in line]
     assert len(lines) == 2 and all(" crash: " in line for line in lines)
     assert not any("crash: crash" in line for line in lines), lines
-    assert all(" crash: bot B" in line for line in lines), lines
+    assert all(" crash: bot fakebot-crash" in line for line in lines), lines  # its own name
 
 
 @pytest.fixture
@@ -144,4 +144,4 @@ def test_bot_supplied_text_is_escaped_everywhere_it_is_shown(
     assert main(["report", str(match_folder)]) == 0
     report = capsys.readouterr().out
     # Those two are another id than the schedule's: named as not this tournament's, escaped.
-    assert "g0001\\x1b[2J (A vs B)" in report and ESC not in report
+    assert "g0001\\x1b[2J (fakebot vs fakebot-good)" in report and ESC not in report

@@ -45,7 +45,7 @@ def test_match_with_a_faulty_bot_goes_on(tmp_path: Path, capsys: pytest.CaptureF
         [
             "match", command("--seed", "1"), command("--seed", "2", "--fault", "crash", "--after", "1"),
             "--games", "3", "--size", "4", "--opening", "pie", "--per-move", "0.5", "--margin", "0.3",
-            "--out", str(out), "--transcripts",
+            "--out", str(out), "--transcripts", "--name-a", "A", "--name-b", "B",
         ]
     )  # fmt: skip
     assert code == 0
@@ -211,7 +211,7 @@ def test_match_reuses_bot_processes_so_seeded_bots_do_not_replay(
     out = tmp_path / "m"
     code = main(
         ["match", command("--seed", "1"), command("--seed", "2"), "--games", "6", "--size", "3",
-         "--opening", "pie", "--out", str(out)]
+         "--opening", "pie", "--out", str(out), "--name-a", "A", "--name-b", "B"]
     )  # fmt: skip
     assert code == 0
     printed = capsys.readouterr().out
@@ -228,7 +228,7 @@ def test_a_faulty_bot_is_replaced_by_a_fresh_process(tmp_path: Path) -> None:
     out = tmp_path / "m"
     code = main(
         ["match", command("--seed", "1"), command("--seed", "2", "--fault", "crash", "--after", "1"),
-         "--games", "4", "--size", "3", "--out", str(out)]
+         "--games", "4", "--size", "3", "--out", str(out), "--name-a", "A", "--name-b", "B"]
     )  # fmt: skip
     assert code == 0
     records = records_of(out)
@@ -246,7 +246,7 @@ def test_match_records_carry_pair_keys_and_end_with_the_elo_difference(
     out = tmp_path / "m"
     code = main(
         ["match", command("--seed", "1"), command("--seed", "2"), "--games", "4", "--size", "3",
-         "--opening", "random", "--out", str(out)]
+         "--opening", "random", "--out", str(out), "--name-a", "A", "--name-b", "B"]
     )  # fmt: skip
     assert code == 0
     printed = capsys.readouterr().out.splitlines()
@@ -303,7 +303,8 @@ def test_match_into_a_folder_with_games_resumes_or_refuses(
     assert "resuming: 2 of 4 games already played" in printed
     assert game_ids(printed) == ["g0003", "g0004"]
     assert [r.game_id for r in records_of(out)] == ["g0001", "g0002", "g0003", "g0004"]
-    assert "A: " in printed and "4 games rated" in printed
+    # Named by their answers to 'name' (both 'fakebot-good': told apart), kept on resume.
+    assert "fakebot-good-1: " in printed and "4 games rated" in printed
     # Nothing left to play: nothing is played, and the summary covers the four games.
     assert main(["match", a, b, "--games", "4", "--size", "3", "--out", str(out)]) == 0
     assert game_lines(capsys.readouterr().out) == []

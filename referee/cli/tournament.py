@@ -20,7 +20,7 @@ from referee.cli.common import (
 from referee.errors import ClusterError, ConfigError, VastuzError
 from referee.text import printable
 from referee.tournament.config.checks import dask_address
-from referee.tournament.config.values import MAX_BATCH, MAX_PROCESSES, ExecutorSpec
+from referee.tournament.config.values import MAX_BATCH, MAX_PROCESSES, ExecutorSpec, TournamentConfig
 
 # ---------------------------------------------------------------------------- tournament
 
@@ -40,9 +40,9 @@ def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.Argume
     p.add_argument(
         "--standings-every",
         type=_count_or_zero,
-        default=10,
         metavar="N",
-        help="print the standings every N games (0: only at the end; default 10)",
+        help="print the whole standings table every N games (0: only at the end); by default one "
+        "line of them every 10 games, the table at the end",
     )
     p.add_argument(
         "--transcripts", action="store_true", help="log every protocol line of every game under OUTPUT/logs/"
@@ -71,6 +71,13 @@ def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.Argume
         metavar="N",
         help="spread the concurrent games over N referee processes on this machine (fast bots, "
         "several cores: one process referees about one core's worth of turns), overriding the config",
+    )
+    p.add_argument(
+        "--output",
+        type=Path,
+        metavar="DIR",
+        help="the output folder, overriding the config's `output` (another folder is another run: "
+        "the same config played afresh, e.g. on a cluster after a local run)",
     )
     p.add_argument(
         "--check", action="store_true", help="validate the config, print the schedule size, play nothing"
@@ -106,6 +113,38 @@ def _executor(args: argparse.Namespace, executor: ExecutorSpec) -> ExecutorSpec 
     return executor
 
 
+def _defaults_filled_in(path: Path, config: TournamentConfig) -> str:
+    """The top-level keys ``path`` leaves out, each with what the run uses for it (board 7
+    when ``board_size`` is missing: a user should see it before the run, not after)."""
+    from referee.tournament.config.keys import NO_DEFAULT, TOP
+    from referee.tournament.config.loading import parse_yaml
+    from referee.tournament.store.files import shown
+
+    try:
+        data = parse_yaml(path.read_text(encoding="utf-8"), file=str(path))
+    except (OSError, VastuzError):
+        return ""
+    given = set(data) if isinstance(data, dict) else set()
+    out = []
+    for key in TOP.keys:
+        if key.name in given or key.name == "bots":
+            continue
+        value = getattr(config, key.name, None)
+        if isinstance(value, Path):
+            text = shown(value)
+        elif isinstance(value, bool | int | float | str):
+            text = f"{value:g}" if isinstance(value, float) else str(value)
+        elif key.shown is not None:
+            text = key.shown
+        elif key.default is not NO_DEFAULT and not isinstance(key.default, dict | list):
+            text = str(key.default)
+        else:
+            continue
+        if text not in ("", "none", "False"):  # what is off by default needs no word
+            out.append(f"{key.name} {text}")
+    return ", ".join(out)
+
+
 async def cmd_tournament(args: argparse.Namespace) -> int:
     from referee.render.standings_text import render
     from referee.tournament.config.loading import load_config
@@ -119,6 +158,8 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.concurrency is not None:
         config = dataclasses.replace(config, concurrency=args.concurrency)
+    if args.output is not None:
+        config = dataclasses.replace(config, output=args.output)
     executor = _executor(args, config.executor)
     if isinstance(executor, str):
         print(f"vastuz tournament: {executor}", file=sys.stderr)
@@ -140,6 +181,9 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
         what = config.schedule.describe(config.field)
         print(f"{args.config}: valid; {header(config, what, where.describe())}")
         print(f"results: {shown(config.output / 'results.jsonl')}")
+        filled = _defaults_filled_in(args.config, config)
+        if filled:
+            print(f"defaults filled in (keys the config leaves out): {filled}")
         for line in cpu_lines(config, where.cores):
             print(line)
         return EXIT_OK
@@ -147,7 +191,8 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
         tournament = Tournament(
             config,
             quiet=args.quiet,
-            standings_every=max(0, args.standings_every),
+            # The whole table only when asked for; else one line of it every 10 games.
+            standings_every=10 if args.standings_every is None else args.standings_every,
             transcripts=args.transcripts,
             adopt=args.adopt,
         )
