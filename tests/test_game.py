@@ -151,8 +151,6 @@ FAULTS: list[tuple[str, Injection, int, int, OpeningKind, Termination, str]] = [
     ("genmove", Fault.WRONG_ID, 1, 1, OpeningKind.EMPTY, Termination.PROTOCOL, "id"),
     ("genmove", Fault.REFUSE, 1, 0, OpeningKind.EMPTY, Termination.PROTOCOL, "answered '?'"),
     ("play", Fault.REFUSE, 1, 1, OpeningKind.EMPTY, Termination.PROTOCOL, "play black"),
-    ("boardsize", Fault.REFUSE, 1, 0, OpeningKind.PIE, Termination.PROTOCOL, "boardsize"),
-    ("protocol_version", Answer("3"), 1, 0, OpeningKind.PIE, Termination.PROTOCOL, "expected '2'"),
     ("genmove", Fault.ILLEGAL, 1, 1, OpeningKind.PIE, Termination.ILLEGAL, "is occupied"),
     ("genmove", Answer(_merge), 0, 0, OpeningKind.EMPTY, Termination.ILLEGAL, "would merge"),
     (
@@ -235,13 +233,31 @@ async def test_both_handshakes_failing_voids_the_game() -> None:
     assert record.reason.startswith("both bots failed to start: bot A") and "bot B" in record.reason
 
 
-async def test_one_handshake_failing_loses_the_game() -> None:
-    a, b = player("A"), player("B")
-    b.inject("list_commands", Answer("two words"))
-    record = await play(a, b, GameSpec(size=3, opening=OpeningKind.PIE, time_control=PER_MOVE))
-    assert (
-        record.termination is Termination.PROTOCOL and record.winner == 0 and "list_commands" in record.reason
-    )
+EARLY = [
+    ("boardsize", Fault.REFUSE, 1, 0, Termination.PROTOCOL, "boardsize"),
+    ("protocol_version", Answer("3"), 1, 0, Termination.PROTOCOL, "expected '2'"),
+    ("list_commands", Answer("two words"), 0, 1, Termination.PROTOCOL, "list_commands"),
+    ("clear_board", Fault.CRASH, 0, 1, Termination.CRASH, "clear_board"),
+]
+
+
+@pytest.mark.parametrize(
+    ("command", "injection", "nth", "seat", "kind", "fragment"), EARLY, ids=[f[0] for f in EARLY]
+)
+async def test_a_fault_before_the_first_decision_voids_and_names_the_bot(
+    command: str, injection: Injection, nth: int, seat: int, kind: Termination, fragment: str
+) -> None:
+    # Issue 24: a start-up failure (the handshake, boardsize, clear_board) is never rated.
+    good, bad = player("good", 7), player("bad", 8, board_size=4 if command == "boardsize" else None)
+    bad.inject(command, injection, nth=nth)
+    pair = (bad, good) if seat == 0 else (good, bad)
+    spec = GameSpec(size=4, opening=OpeningKind.PIE, time_control=PER_MOVE, command_timeout=1.0, game_id="f")
+    record = await play(*pair, spec)
+    assert record.termination is Termination.VOID and record.winner is None, record.reason
+    assert record.reason.startswith("start-up failure: bot bad failed before the game's first decision")
+    assert fragment in record.reason
+    assert record.fault is not None and record.fault.seat == seat and record.fault.kind is kind
+    assert GameRecord.from_json(record.to_json()) == record
 
 
 async def test_a_referee_bug_voids_the_game_and_names_it() -> None:

@@ -107,7 +107,6 @@ FAULTS = [
     (["--fault", "slow", "--delay", "3"], 0, OpeningKind.EMPTY, Termination.TIME, "no complete answer"),
     (["--fault", "no-blank"], 1, OpeningKind.PIE, Termination.TIME, "received '="),
     (["--fault", "crash", "--after", "1"], 0, OpeningKind.PIE, Termination.CRASH, "exit status 3"),
-    (["--fault", "exit-at-start"], 1, OpeningKind.PIE, Termination.CRASH, "protocol_version"),
     (["--fault", "close-stdout"], 1, OpeningKind.EMPTY, Termination.CRASH, "closed its output"),
     (["--fault", "garbage"], 0, OpeningKind.EMPTY, Termination.PROTOCOL, "'hello world'"),
     (["--fault", "wrong-id"], 1, OpeningKind.EMPTY, Termination.PROTOCOL, "wrong id"),
@@ -247,7 +246,10 @@ async def test_a_bot_that_cannot_start_shows_its_stderr_in_the_record(
     spec = GameSpec(size=3, opening=OpeningKind.EMPTY, time_control=PER_MOVE, game_id="ns")
     with trio.fail_after(GUARD):
         record = await run_game(nosuch, fakebot(label="good"), spec, log_dir=tmp_path)
-    assert record.termination is Termination.CRASH and record.winner == 1
+    # Void, the bot named (issue 24): a start-up failure is never a rated result.
+    assert record.termination is Termination.VOID and record.winner is None
+    assert record.fault is not None and record.fault.seat == 0 and record.fault.kind is Termination.CRASH
+    assert record.reason.startswith("start-up failure: bot nosuch failed before the game's first decision")
     assert "protocol_version" in record.reason and "exit status 1" in record.reason
     assert "No module named sample_bots.no_such_bot" in record.reason
     assert len(record.reason) < 400  # a quoted tail, not the whole log

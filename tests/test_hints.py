@@ -188,13 +188,17 @@ def test_the_referee_gives_the_same_hints_when_a_bot_cannot_start(
     silent = write(tmp_path, "silent.py", NO_FLUSH, executable=False)
     crlf = write(tmp_path, "crlf.py", f"#!{PY}\r\n{GOOD}".encode())
     good = f"{PY} {write(tmp_path, 'good.py', GOOD, executable=False)}"
-    # A silent bot loses its games on time (its own fault), each record saying why.
+    # A silent bot's games are void (a start-up failure, issue 24), each record saying why.
     code = main(["match", f"{PY} {silent}", good, "--games", "2", "--size", "3", "--startup-timeout", "1",
                  "--out", str(tmp_path / "silent")])  # fmt: skip
-    assert code == 0
+    assert code == 1
     records = ResultsFile(tmp_path / "silent" / "results.jsonl").load().records
     assert len(records) == 2 and all(
-        r.termination is Termination.TIME and SILENT in r.reason for r in records
+        r.termination is Termination.VOID
+        and r.fault is not None
+        and r.fault.kind is Termination.TIME
+        and SILENT in r.reason
+        for r in records
     )
     capsys.readouterr()
     # A program the kernel cannot run: void games, then the run stops, the hint in both.

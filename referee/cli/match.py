@@ -187,7 +187,9 @@ async def cmd_match(args: argparse.Namespace) -> int:
         # A plain match shows no standings along the way; an SPRT its test's line every few
         # pairs (no table: the test is what one reads).
         every = 0 if args.sprt is None else 10
-        result = await Tournament(config, transcripts=args.transcripts, standings_every=every).run()
+        result = await Tournament(
+            config, transcripts=args.transcripts, standings_every=every, tables=False
+        ).run()
     except VastuzError as exc:
         stopped = exc
         if not (out / "results.jsonl").exists():

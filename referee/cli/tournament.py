@@ -193,6 +193,7 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
             quiet=args.quiet,
             # The whole table only when asked for; else one line of it every 10 games.
             standings_every=10 if args.standings_every is None else args.standings_every,
+            tables=args.standings_every is not None,
             transcripts=args.transcripts,
             adopt=args.adopt,
         )

@@ -3,9 +3,11 @@
 :func:`play_game` runs a game between two :class:`~referee.play.player.Player` objects (a
 real process, or the in-memory player the tests use); :func:`run_game` starts two
 processes from their commands, plays, and always closes them. Both return
-a record whatever the bots do: every :class:`~referee.play.faults.BotFault` becomes a forfeit of the
-bot at fault (it never escapes this module), and a failure on the referee's side (a program
-that cannot be executed, or a bug of ours) voids the game with the reason recorded.
+a record whatever the bots do: every :class:`~referee.play.faults.BotFault` once the game's
+first decision is asked becomes a forfeit of the bot at fault (it never escapes this
+module); one before it (a start-up failure: the handshake, ``boardsize``) voids the game,
+naming the bot, as does a failure on the referee's side (a program that cannot be
+executed, or a bug of ours), the reason recorded.
 Only cancellation from outside (Ctrl-C, a tournament shutting down) propagates.
 
 Seats: seat 0 is the *first* bot (it makes the pie-rule setup; in the other opening modes
@@ -49,6 +51,7 @@ from referee.play.faults import (
     BotStartError,
     BotTimeout,
 )
+from referee.play.forensics import forensics_of, wants_forensics
 from referee.play.options import DEFAULT_QUIT_GRACE, BotOptions
 from referee.play.player import Exchange, Player
 from referee.play.process import BotProcess
@@ -116,16 +119,28 @@ class _Game:
         self.bots = tuple(bots)
         self.spec = spec
         self.pos = Position.new(spec.size)
-        self.clocks = (BotClock(spec.time_control), BotClock(spec.time_control))
+        self.clocks = (BotClock(spec.clock_of(0)), BotClock(spec.clock_of(1)))  # time odds: each its own
         self.stats = (BotStats(), BotStats())
         self.seat_of: dict[Color, int] | None = None
         self.queued: list[_Ticket] = []  # sent, answers not judged yet, in the order sent
+        # Whether the first decision (gensetup, choose_color, genmove) has been asked: a
+        # fault before it is a start-up failure, which voids (see _void_before_play).
+        self.decided = False
         self.record = GameRecord(
             game_id=spec.game_id,
             size=spec.size,
             opening=spec.opening.value,
             time_control=describe(spec.time_control),
-            bots=[BotEntry(label=b.label, command=b.command) for b in bots],
+            bots=[
+                BotEntry(
+                    label=b.label,
+                    command=b.command,
+                    time_control=None
+                    if spec.clock_of(k) == spec.time_control
+                    else describe(spec.clock_of(k)),
+                )
+                for k, b in enumerate(bots)
+            ],
         )
 
     # ------------------------------------------------------------------ the whole game
@@ -142,7 +157,10 @@ class _Game:
                 played_from = time.perf_counter()
                 await self._play()
         except _SeatFault as seat_fault:
-            self._forfeit(seat_fault.seat, seat_fault.fault, seat_fault.seconds)
+            if self.decided:
+                self._forfeit(seat_fault.seat, seat_fault.fault, seat_fault.seconds)
+            else:
+                self._void_before_play(seat_fault)
         except BotStartError as exc:
             self._void(str(exc))
         except trio.TooSlowError:
@@ -150,6 +168,9 @@ class _Game:
         except Exception as exc:  # our own bug: void the game, keep the tournament going
             log.exception("game %s: referee error", self.spec.game_id)
             self._void(f"referee error: {type(exc).__name__}: {exc}")
+        fault = record.fault
+        if fault is not None and wants_forensics(fault.kind):  # what led up to it, for the record
+            record.forensics = forensics_of(self.bots, fault.seat)
         ended = time.perf_counter()
         record.ended_at = _now()
         record.wall_seconds = round(ended - began, 6)
@@ -162,8 +183,8 @@ class _Game:
 
     async def _start(self, nursery: trio.Nursery) -> None:
         """Start both bots at once (their background tasks go to ``nursery``). A program
-        that cannot run voids the game; a failed handshake loses it; both failing their
-        handshakes leaves no one to award the game to, so that voids too."""
+        that cannot run voids the game; so does a failed handshake (a fault before the
+        first decision, see :meth:`_void_before_play`), naming the bot."""
         failures: list[BaseException | None] = [None, None]
 
         async def start(seat: int) -> None:
@@ -188,8 +209,8 @@ class _Game:
 
     async def _play(self) -> None:
         spec = self.spec
-        timeout = spec.command_timeout
         for seat, bot in enumerate(self.bots):
+            timeout = spec.command_timeout_of(seat)
             self._queue(seat, commands.boardsize(spec.size), timeout)
             self._queue(seat, commands.clear_board(), timeout)
             if bot.knows("time_settings"):
@@ -302,8 +323,9 @@ class _Game:
         time_left = None
         if color is not None and self.bots[seat].knows("time_left"):
             time_left = self._send(
-                seat, clock.time_left_command(color), self.spec.command_timeout, optional=True
+                seat, clock.time_left_command(color), self.spec.command_timeout_of(seat), optional=True
             )
+        self.decided = True
         decision = self._send(seat, command, clock.deadline)
         await self._settle()
         if time_left is not None:
@@ -332,7 +354,7 @@ class _Game:
         self.record.setup = SetupEntry(
             black, white, by=maker, seconds=round(exchange.seconds, 6), late=_late(exchange)
         )
-        self._queue(chooser, commands.setup(black, white), self.spec.command_timeout)
+        self._queue(chooser, commands.setup(black, white), self.spec.command_timeout_of(chooser))
         exchange = await self._decide(chooser, commands.choose_color(), None)
         try:
             color = commands.parse_choose_color(exchange.response.text)
@@ -347,15 +369,15 @@ class _Game:
         self.seat_of = dict(_FIXED_COLOURS)
         self.pos = self.pos.setup(opening.black, opening.white)
         self.record.setup = SetupEntry(opening.black, opening.white)
-        timeout = self.spec.command_timeout
+        timeout = self.spec.command_timeout_of
         for seat in (0, 1):
-            await self._must(seat, commands.setup(opening.black, opening.white), timeout)
+            await self._must(seat, commands.setup(opening.black, opening.white), timeout(seat))
         for turn in opening.turns:
             color = self.pos.to_move
             self.pos = self.pos.play(turn)
             self.record.turns.append(TurnEntry(len(self.record.turns) + 1, color, turn, opening=True))
             for seat in (0, 1):
-                await self._must(seat, commands.play(color, turn), timeout)
+                await self._must(seat, commands.play(color, turn), timeout(seat))
 
     def _set_colours(self) -> None:
         assert self.seat_of is not None
@@ -392,7 +414,7 @@ class _Game:
             )
         )
         # Judged with the opponent's next decision, sent in the same write.
-        self._queue(1 - seat, commands.play_accepted(color, turn), self.spec.command_timeout)
+        self._queue(1 - seat, commands.play_accepted(color, turn), self.spec.command_timeout_of(1 - seat))
 
     async def _score(self) -> None:
         """Score with the engine; ask ``final_score`` only as a check (a bot's failure or
@@ -416,7 +438,7 @@ class _Game:
                 continue
             try:
                 text = (
-                    await self._must(seat, commands.final_score(), self.spec.command_timeout)
+                    await self._must(seat, commands.final_score(), self.spec.command_timeout_of(seat))
                 ).response.text
                 said = commands.parse_final_score(text)
             except _SeatFault as seat_fault:
@@ -459,6 +481,27 @@ class _Game:
         if late >= NOTICE:
             self.stats[seat].looked_late(late)
 
+    def _void_before_play(self, seat_fault: _SeatFault) -> None:
+        """A bot that failed before the game's first decision (its handshake, ``boardsize``,
+        ``clear_board``, a given opening): void, never a rated result. Such a failure is
+        almost always the bot's set-up (a missing module, a banner on stdout, a slow
+        warm-up), not its play; a forfeit would use up the schedule, and a fixed command
+        could not win those games back. The record names the bot and what it did (its
+        ``fault``, on a void record), and the slot is played again on resume; the run's
+        start-failure count still stops a bot that fails this way game after game."""
+        seat, fault = seat_fault.seat, seat_fault.fault
+        self._void(
+            f"start-up failure: bot {self.bots[seat].label} failed before the game's first decision "
+            f"({fault.termination.value}: {fault}); the game is not rated and is played again on resume"
+        )
+        self.record.fault = FaultEntry(
+            seat,
+            fault.termination,
+            fault.command,
+            fault.received,
+            None if seat_fault.seconds is None else round(seat_fault.seconds, 6),
+        )
+
     def _void(self, reason: str) -> None:
         record = self.record
         record.termination = Termination.VOID
@@ -492,8 +535,8 @@ async def play_game(
 ) -> GameRecord:
     """Play one game (``first`` makes the pie setup, or plays Black). Sends ``boardsize``
     and ``clear_board`` first, so bots can be reused from game to game. With ``start_in``,
-    a bot not started yet is started there (its handshake is part of the game: failing it
-    loses, a program that cannot run voids); without, both must be started already.
+    a bot not started yet is started there (a failed handshake, like any fault before the
+    first decision, voids the game and names the bot); without, both must be started already.
     Never raises for anything a bot does; the caller still owns and closes the bots."""
     return await _Game((first, second), spec).run(start_in=start_in)
 
@@ -512,8 +555,8 @@ async def run_game(
 
     Logs go to ``log_dir`` as ``<game_id>-<seat>-<label>.stderr.log`` (and
     ``.transcript.log`` when ``transcripts``). ``quit_grace`` is how long a bot has to exit
-    after ``quit`` before it is sent SIGTERM. A bot that starts but fails its handshake
-    loses the game; a program that cannot be executed voids it. Both processes are closed
+    after ``quit`` before it is sent SIGTERM. A bot that fails before the first decision
+    (a program that cannot be executed, a failed handshake) voids the game. Both processes are closed
     and reaped before this returns, on every path including cancellation.
     """
     options = BotOptions(startup_timeout=startup_timeout, quit_grace=quit_grace, board_size=spec.size)

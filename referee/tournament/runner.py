@@ -40,7 +40,7 @@ import trio
 from referee.errors import ResultsError, RunStopped, VastuzError, single_error
 from referee.play.records import GameSummary, Termination
 from referee.ratings.report import Standings
-from referee.render.standings_text import render
+from referee.render.standings_text import render, summary_line
 from referee.tournament.config.values import TournamentConfig
 from referee.tournament.executors.batch import GameSettings, Played
 from referee.tournament.executors.choose import executor_for
@@ -51,7 +51,7 @@ from referee.tournament.plans.plan import Pending, Plan
 from referee.tournament.progress import Progress, TournamentResult, cpu_lines, game_line, header
 from referee.tournament.slots import ScheduledGame
 from referee.tournament.store.folder import LOGS, RESULTS, latest_records, open_results, shown
-from referee.tournament.store.pages import PAGE
+from referee.tournament.store.pages import PAGE, page_is_final
 from referee.tournament.store.publish import Publisher
 from referee.tournament.store.results import FolderLock, ResultsFile
 
@@ -66,19 +66,24 @@ class Tournament:
         out: TextIO | None = None,
         quiet: bool = False,
         standings_every: int = 10,
+        tables: bool = True,
         transcripts: bool = False,
         bootstrap: int = 1000,
         adopt: bool = False,
         start_failure_limit: int = DEFAULT_START_FAILURE_LIMIT,
         executor: Callable[[Tournament], Executor] | None = None,
     ) -> None:
-        """``executor`` makes the run's executor (given the run, for its settings and its
-        output); the default is the config's (:func:`~.executors.choose.executor_for`)."""
+        """Every ``standings_every`` games (0: only at the end) the standings files and
+        the page are written, and the whole table printed with ``tables``, else one line of
+        it (none when the plan printed its own line then: an SPRT's test). ``executor``
+        makes the run's executor (given the run, for its settings and its output); the
+        default is the config's (:func:`~.executors.choose.executor_for`)."""
         self.config = config
         self.folder = config.output
         self.out: TextIO | None = sys.stdout if out is None else out  # looked up now: tests replace it
         self.quiet = quiet
         self.standings_every = standings_every
+        self.tables = tables
         self.transcripts = transcripts
         self.bootstrap = bootstrap
         self.adopt = adopt
@@ -135,7 +140,11 @@ class Tournament:
 
     def standings(self, bootstrap: int | None = None, records: list[GameSummary] | None = None) -> Standings:
         records = self.records if records is None else records
-        return self.publisher.standings(records, self.plan.test(), bootstrap)
+        st = self.publisher.standings(records, self.plan.test(), bootstrap)
+        st.sections.extend(self.plan.sections(latest_records(records)))  # a Swiss's tie-breaks, a bracket
+        if self.config.time_odds is not None:
+            st.warnings.append(f"{self.config.time_odds}: ratings not comparable with those of even games")
+        return st
 
     # -- the run -----------------------------------------------------------------------------
     async def run(self) -> TournamentResult:
@@ -169,16 +178,18 @@ class Tournament:
                     raise error from None
             st = await trio.to_thread.run_sync(self.standings)
             self.publisher.write(st)
-            running = not self.stopping and self.halt is None and progress.done < progress.total
             page = self.folder / PAGE
             current = (
                 progress.played == 0
                 and page.exists()
                 and self.results.path.exists()
                 and page.stat().st_mtime >= self.results.path.stat().st_mtime
+                and page_is_final(page)
             )
-            if not current:  # a resume that played nothing keeps a page newer than the results
-                await trio.to_thread.run_sync(self._write_page, st, progress, running and to_play != 0)
+            # A resume that played nothing keeps a final page newer than the results; every
+            # other end of a run writes one that says how it ended and does not reload.
+            if not current:
+                await trio.to_thread.run_sync(self._write_page, st, progress, False)
         interrupted = self.stopping
         for line in [*self.executor.summary(), *plan.end_lines()]:
             self.say(line, always=True)
@@ -294,16 +305,14 @@ class Tournament:
         progress.played += 1
         if record.termination is Termination.VOID:
             progress.void += 1
-        for text in [
-            *progress.lines(game_line(game, record, worker), self.plan.open_ended),
-            *self.plan.after_game(self.standings_every),
-        ]:
+        plan_lines = self.plan.after_game(self.standings_every)
+        for text in [*progress.lines(game_line(game, record, worker), self.plan.open_ended), *plan_lines]:
             self.say(text)
         self._game_recorded.set()
         self._game_recorded = trio.Event()
-        await self._maybe_standings(progress)
+        await self._maybe_standings(progress, one_line=not plan_lines)
 
-    async def _maybe_standings(self, progress: Progress) -> None:
+    async def _maybe_standings(self, progress: Progress, *, one_line: bool = True) -> None:
         if (
             not self.standings_every
             or progress.played % self.standings_every
@@ -317,8 +326,12 @@ class Tournament:
         st = await trio.to_thread.run_sync(self.standings, 200, records)
         title = f"{self.config.name}: standings after {done} of {progress.total} games"
         await trio.to_thread.run_sync(self.publisher.write, st, title)
-        if not self.quiet:
+        if self.quiet:
+            pass
+        elif self.tables:
             self.say("\n" + render(st, "text", title=f"standings after {done} games").rstrip() + "\n")
+        elif one_line:
+            self.say(f"    standings after {done} games: {summary_line(st)}")
         if self.publisher.page_due:
             await trio.to_thread.run_sync(self._write_page, st, progress, True)
 

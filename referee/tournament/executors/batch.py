@@ -34,7 +34,7 @@ from referee.play.spec import (
     OpeningKind,
     TimeControl,
 )
-from referee.tournament.config.values import BotSpec, TournamentConfig
+from referee.tournament.config.values import BotSpec, Restart, TournamentConfig
 from referee.tournament.executors.pool import BotPool, Starts
 from referee.tournament.slots import ScheduledGame
 
@@ -53,6 +53,24 @@ def _command(config: TournamentConfig, bot: BotSpec) -> BotCommand:
 
 
 @dataclass(frozen=True)
+class BotSettings:
+    """A bot's own settings that playing its games needs (``bots[]`` of the config; None:
+    the config's). Plain values: it crosses to referee processes and cluster workers."""
+
+    time_control: TimeControl | None = None
+    startup_commands: tuple[str, ...] = ()
+    restart: Restart = Restart.ON_FAULT
+    startup_timeout: float | None = None
+    command_timeout: float | None = None
+
+    @classmethod
+    def of(cls, bot: BotSpec) -> BotSettings:
+        return cls(
+            bot.time_control, bot.startup_commands, bot.restart, bot.startup_timeout, bot.command_timeout
+        )
+
+
+@dataclass(frozen=True)
 class GameSettings:
     """What playing a tournament's games needs beyond the games themselves: the bots'
     commands, the board, the clock and the log caps. Small and picklable (a config may
@@ -67,6 +85,8 @@ class GameSettings:
     transcripts: bool = False
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     command_timeout: float = DEFAULT_COMMAND_TIMEOUT
+    bots: dict[str, BotSettings] = field(default_factory=dict)
+    """Each bot's own settings (clock, timeouts, start-up commands, restart policy)."""
 
     @classmethod
     def of(cls, config: TournamentConfig, transcripts: bool) -> GameSettings:
@@ -80,6 +100,19 @@ class GameSettings:
             transcripts=transcripts,
             startup_timeout=config.startup_timeout,
             command_timeout=config.command_timeout,
+            bots={b.name: BotSettings.of(b) for b in config.bots},
+        )
+
+    def options(self, name: str | None = None) -> BotOptions:
+        """The options of bot ``name``'s processes (its own start-up deadline and commands)."""
+        bot = self.bots.get(name or "")
+        return BotOptions(
+            board_size=self.board_size,
+            log_cap=self.log_max_per_game,
+            startup_timeout=self.startup_timeout
+            if bot is None or bot.startup_timeout is None
+            else bot.startup_timeout,
+            startup_commands=() if bot is None else bot.startup_commands,
         )
 
     def pool(self, nursery: trio.Nursery, log_dir: Path) -> BotPool:
@@ -89,11 +122,9 @@ class GameSettings:
             log_dir,
             self.transcripts,
             log_max_per_bot=self.log_max_per_bot,
-            options=BotOptions(
-                board_size=self.board_size,
-                log_cap=self.log_max_per_game,
-                startup_timeout=self.startup_timeout,
-            ),
+            options=self.options(),
+            bot_options={name: self.options(name) for name in self.bots},
+            restart={name: bot.restart for name, bot in self.bots.items()},
         )
 
     def spec(self, game: ScheduledGame) -> GameSpec:
@@ -104,7 +135,15 @@ class GameSettings:
             time_control=self.time_control,
             command_timeout=self.command_timeout,
             game_id=game.slot,
+            seat_time_controls=(self._own(game.first).time_control, self._own(game.second).time_control),
+            seat_command_timeouts=(
+                self._own(game.first).command_timeout,
+                self._own(game.second).command_timeout,
+            ),
         )
+
+    def _own(self, name: str) -> BotSettings:
+        return self.bots.get(name) or BotSettings()
 
     def slot_info(self, game: ScheduledGame) -> SlotInfo:
         return SlotInfo(

@@ -21,14 +21,13 @@ import trio
 
 from referee.errors import RunStopped
 from referee.play.command import BotCommand
-from referee.play.faults import BotCrashed, BotStartError
 from referee.play.game import play_game
 from referee.play.logs import LogBudget
 from referee.play.options import DEFAULT_OPTIONS, BotOptions
 from referee.play.process import BotProcess
 from referee.play.records import GameRecord, Termination
 from referee.play.spec import GameSpec
-from referee.tournament.config.values import DEFAULT_LOG_MAX_PER_BOT
+from referee.tournament.config.values import DEFAULT_LOG_MAX_PER_BOT, Restart
 
 Starts = list[tuple[str, str | None]]
 """Bot processes whose start a game saw: (label, why it could not start, or None)."""
@@ -40,10 +39,12 @@ DEFAULT_START_FAILURE_LIMIT = 3
 class StartFailures:
     """Consecutive start failures per bot label, to stop a run whose bot cannot start.
 
-    A start failure is a program that cannot be executed (:class:`BotStartError`, a void
-    game) or one that dies in its handshake (a :class:`BotCrashed` start-up: a missing
-    module, a bad interpreter); a bot that starts resets its count. A handshake that times
-    out or answers wrongly is a bot that runs, and loses games, not a setup problem.
+    A start failure is anything that goes wrong with a new process before its game's first
+    decision: a program that cannot be executed (:class:`BotStartError`), a handshake that
+    dies (a missing module, a bad interpreter), times out or answers wrongly (a banner on
+    stdout), a ``boardsize`` it refuses. Each voids its game (it is played again on
+    resume), so without this count a bot that can never start would void the whole
+    schedule, and loop on every resume; a bot that starts resets its count.
 
     Call :meth:`count` for every start a game reports (:meth:`BotPool.play` reports each
     process once, the first game after its start was tried, whether it was started there or
@@ -67,19 +68,26 @@ class StartFailures:
         if self.in_a_row[label] >= self.limit and self.error is None:
             self.error = RunStopped(
                 f"bot {label} could not start {self.in_a_row[label]} times in a row "
-                f"(last: {failure}); fix its command or environment, then run again"
+                f"(last: {failure}); its games are void, not rated: fix its command, cwd or env in the "
+                "config (allowed while it has no rated game) and run again, and they are played"
             )
             return self.error
         return None
 
 
-def start_failure_text(bot: BotProcess) -> str | None:
+def start_failure_text(
+    bot: BotProcess, record: GameRecord | None = None, seat: int | None = None
+) -> str | None:
     """What counts as a start failure of ``bot`` (see :class:`StartFailures`), in words;
-    None if it started, or failed in a way that is the bot's own (a bad handshake)."""
+    None if it started and reached its game's first decision. ``record`` and ``seat``: the
+    game its start was part of, whose void record names a fault before the first decision
+    (after a handshake that went well)."""
     failure = bot.start_failure
-    if not isinstance(failure, (BotStartError, BotCrashed)):
-        return None
-    return str(failure)
+    if failure is not None:
+        return str(failure)
+    if record is not None and record.is_void and record.fault is not None and record.fault.seat == seat:
+        return record.reason
+    return None
 
 
 class BotPool:
@@ -102,8 +110,14 @@ class BotPool:
         *,
         log_max_per_bot: int = DEFAULT_LOG_MAX_PER_BOT,
         options: BotOptions = DEFAULT_OPTIONS,
+        bot_options: Mapping[str, BotOptions] | None = None,
+        restart: Mapping[str, Restart] | None = None,
     ) -> None:
+        """``bot_options``: a bot's own options in place of ``options`` (its start-up
+        deadline and commands); ``restart``: a bot's restart policy (default on-fault)."""
         self.commands = dict(commands)
+        self.bot_options = dict(bot_options or {})
+        self.restart = dict(restart or {})
         self.nursery = nursery
         self.log_dir = log_dir
         self.transcripts = transcripts
@@ -133,7 +147,7 @@ class BotPool:
             self.nursery.start_soon(self._close, bot)
         bot = BotProcess.of(
             self.commands[name],
-            self.options,
+            self.bot_options.get(name, self.options),
             stderr_log=stderr_log,
             transcript=transcript,
             log_budget=self.log_budgets[name],
@@ -156,18 +170,22 @@ class BotPool:
         try:
             record = await play_game(bots[0], bots[1], spec, start_in=self.nursery)
             starts: Starts = []
-            for bot in bots:
+            for seat, bot in enumerate(bots):
                 record.notes.extend(bot.log_notes())  # a log given up, a bot's log cap reached
                 if bot not in self._reported and (bot.ready or bot.start_failure is not None):
                     self._reported.add(bot)
-                    starts.append((bot.label, start_failure_text(bot)))
+                    starts.append((bot.label, start_failure_text(bot, record, seat)))
             return record, starts
         finally:
             with trio.CancelScope(shield=True):
                 faulty = record.fault.seat if record is not None and record.fault is not None else None
                 keep = record is not None and record.termination is not Termination.VOID
                 for seat, bot in enumerate(bots):
-                    await self.release(bot, keep and seat != faulty)
+                    policy = self.restart.get(bot.label, Restart.ON_FAULT)
+                    # ``never`` keeps a faulted process whose protocol is in step (release
+                    # still closes one that is not reusable); ``always`` keeps none.
+                    kept = keep and (seat != faulty or policy is Restart.NEVER)
+                    await self.release(bot, kept and policy is not Restart.ALWAYS)
 
     async def release(self, bot: BotProcess, keep: bool) -> None:
         """After a game: keep a healthy process for the next game, or close it."""
