@@ -24,6 +24,7 @@ Importing this module imports Dask; the runner imports it only for a ``--dask`` 
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections import Counter
@@ -283,6 +284,10 @@ class DaskExecutor:
         return dict(self.client.nthreads())
 
     def _lost(self) -> ClusterError:
+        # Dask's client logs its own tracebacks while it gives up reconnecting: the user
+        # gets this one message instead.
+        for name in ("distributed.client", "distributed.core", "distributed.comm"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         return ClusterError(
             f"lost the Dask scheduler at {self.address} (it stopped, or the network to it is gone); "
             "the run stops here and every finished game is kept. Run the same command again to "
