@@ -87,6 +87,14 @@ def cases(rng: random.Random, count: int) -> list[tuple[str, dict[str, float], l
         out.append((f"round robin {size} bots x {2 * pairs} games", true, pairings, pairs))
     seeds = {"seed": 0.0} | {f"g{n}": rng.uniform(-300, 300) for n in range(6)}
     out.append(("gauntlet 1+6 x 100 games", seeds, [("seed", f"g{n}") for n in range(6)], 50))
+    # The spread fields of benchmarks/ratings.py: often an infinite maximum likelihood
+    # (skipped below), compared whenever it is finite.
+    for size, step, pairs in ((5, 200, 10), (5, 400, 10), (8, 100, 1), (8, 100, 5)):
+        true = {f"s{n}": float(step * n) for n in range(size)}
+        names = sorted(true)
+        pairings = [(x, y) for i, x in enumerate(names) for y in names[i + 1 :]]
+        label = f"spread {size} bots 0..{step * (size - 1)} x {2 * pairs} games"
+        out.append((label, true, pairings, pairs))
     return out
 
 
