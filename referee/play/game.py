@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 import trio
 
@@ -106,6 +108,21 @@ class _Ticket:
     optional: bool = False
 
 
+class GameObserver(Protocol):
+    """Watches one game (``vastuz serve``'s live feed, a person's game): ``on_turn`` after
+    each change the engine accepted (the pie setup, the colours, every turn), ``on_end``
+    with the finished record. Called in the game's task: it must not block or raise."""
+
+    def on_turn(self, record: GameRecord, position: Position) -> None: ...
+
+    def on_end(self, record: GameRecord) -> None: ...
+
+
+WATCH: ContextVar[Callable[[GameSpec], GameObserver | None] | None] = ContextVar("vastuz_watch", default=None)
+"""An observer for every game started in this context (trio tasks inherit it), when set:
+how ``vastuz tournament --serve`` sees the games of its in-process executor."""
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -113,9 +130,11 @@ def _now() -> str:
 class _Game:
     """The state of one game in progress and the record it is filling in."""
 
-    def __init__(self, bots: Sequence[Player], spec: GameSpec) -> None:
+    def __init__(self, bots: Sequence[Player], spec: GameSpec, observer: GameObserver | None = None) -> None:
         if len(bots) != 2 or bots[0] is bots[1]:
             raise ValueError("a game needs two distinct bots")
+        watch = WATCH.get() if observer is None else None
+        self.observer = observer if watch is None else watch(spec)
         self.bots = tuple(bots)
         self.spec = spec
         self.pos = Position.new(spec.size)
@@ -173,6 +192,8 @@ class _Game:
             record.forensics = forensics_of(self.bots, fault.seat)
         ended = time.perf_counter()
         record.ended_at = _now()
+        if self.observer is not None:
+            self.observer.on_end(record)
         record.wall_seconds = round(ended - began, 6)
         self._fill_bots()
         requests = sum(s.requests for s in self.stats)
@@ -223,6 +244,7 @@ class _Game:
         else:
             self.seat_of = dict(_FIXED_COLOURS)
         self._set_colours()
+        self._observe()
         while not self.pos.is_over:
             await self._turn()
         await self._settle()  # the last turn's play
@@ -354,6 +376,7 @@ class _Game:
         self.record.setup = SetupEntry(
             black, white, by=maker, seconds=round(exchange.seconds, 6), late=_late(exchange)
         )
+        self._observe()
         self._queue(chooser, commands.setup(black, white), self.spec.command_timeout_of(chooser))
         exchange = await self._decide(chooser, commands.choose_color(), None)
         try:
@@ -378,6 +401,10 @@ class _Game:
             self.record.turns.append(TurnEntry(len(self.record.turns) + 1, color, turn, opening=True))
             for seat in (0, 1):
                 await self._must(seat, commands.play(color, turn), timeout(seat))
+
+    def _observe(self) -> None:
+        if self.observer is not None:
+            self.observer.on_turn(self.record, self.pos)
 
     def _set_colours(self) -> None:
         assert self.seat_of is not None
@@ -413,6 +440,7 @@ class _Game:
                 late=_late(exchange),
             )
         )
+        self._observe()
         # Judged with the opponent's next decision, sent in the same write.
         self._queue(1 - seat, commands.play_accepted(color, turn), self.spec.command_timeout_of(1 - seat))
 
@@ -531,14 +559,20 @@ class _Game:
 
 
 async def play_game(
-    first: Player, second: Player, spec: GameSpec, *, start_in: trio.Nursery | None = None
+    first: Player,
+    second: Player,
+    spec: GameSpec,
+    *,
+    start_in: trio.Nursery | None = None,
+    observer: GameObserver | None = None,
 ) -> GameRecord:
     """Play one game (``first`` makes the pie setup, or plays Black). Sends ``boardsize``
     and ``clear_board`` first, so bots can be reused from game to game. With ``start_in``,
     a bot not started yet is started there (a failed handshake, like any fault before the
     first decision, voids the game and names the bot); without, both must be started already.
-    Never raises for anything a bot does; the caller still owns and closes the bots."""
-    return await _Game((first, second), spec).run(start_in=start_in)
+    Never raises for anything a bot does; the caller still owns and closes the bots.
+    ``observer`` watches the game (see :class:`GameObserver`)."""
+    return await _Game((first, second), spec, observer).run(start_in=start_in)
 
 
 async def run_game(
