@@ -24,6 +24,7 @@ framing fault reading stops: the bot is broken and will be killed, never resynch
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import math
@@ -89,6 +90,7 @@ class BotPipes:
         self._waiting: Pending | None = None  # the answer a request is waiting for
         self._wait_deadline = math.inf  # ... and its deadline, on trio's clock
         self._timed_out = False  # the deadline woke the waiting request
+        self._overdue: list[Pending] = []  # answers a loss on time abandoned (see resync)
         self._alarm: trio.CancelScope | None = None  # the deadline timer's scope (see timer)
         self._watch: LoopWatch | None = None  # how late the referee looked (while attached)
         self._stdin_fd = -1
@@ -254,9 +256,11 @@ class BotPipes:
                     await self._write()
                 if pending.response is None:
                     await self._wait_for(pending, wrote=wrote)
-            except BaseException:
+            except BaseException as exc:
                 self._healthy = False
                 self._unreceived.clear()
+                if isinstance(exc, BotTimeout) and self.replies.fault is None:
+                    self._overdue = list(self.replies.queue)
                 self.replies.abandon()
                 raise
             if pending.response is None:
@@ -287,6 +291,32 @@ class BotPipes:
         overhead = pending.cost + time.perf_counter() - max(entered, done_at)
         stats.overhead_us += (overhead * 1e6 - stats.overhead_us) / stats.requests  # running mean
         return Exchange(pending.command, response, seconds, overhead, late)
+
+    async def resync(self, grace: float) -> float | None:
+        """After a loss on time (``restart: never``): wait up to ``grace`` seconds for the
+        answers the timeout abandoned, judged in order as any answer is, and drop them. If
+        they all come, well formed with their ids, the bot is in step and healthy again;
+        returns how far past its deadline the answer it timed out on came (seconds), None
+        if it is not in step (the process must then be closed)."""
+        overdue, self._overdue = self._overdue, []
+        replies = self.replies
+        if not overdue or replies.fault is not None or self._reader_done.is_set() or self._unreceived:
+            return None
+        replies.queue.extend(overdue)
+        with trio.move_on_after(grace):
+            while replies.queue and replies.fault is None and not self._reader_done.is_set():
+                self._read_available()
+                if replies.queue and not self._reader_done.is_set():
+                    with contextlib.suppress(trio.ClosedResourceError, OSError, ValueError):
+                        await trio.lowlevel.wait_readable(self._stdout_fd)
+        if replies.queue or replies.fault is not None or self._reader_done.is_set():
+            replies.abandon()
+            return None
+        first = overdue[0]
+        past = max(0.0, first.done_at - (first.start + first.timeout))
+        replies.transcript.line("!", f"in step again: the late answer came {past:.3f} s past its deadline")
+        self._healthy = True
+        return past
 
     def _write_now(self) -> bool:
         """The usual write: everything queued in one ``os.write`` that the pipe takes whole.

@@ -179,6 +179,9 @@ class FaultEntry:
     received: str | None
     seconds: float | None = None
     late: float | None = None
+    overshoot: float | None = None
+    """For a loss on time by a process that was kept (``restart: never``): how long after
+    its deadline its late answer came (None: not known, and left out of a record)."""
 
 
 @dataclass
@@ -306,6 +309,7 @@ class GameRecord:
                     "received": self.fault.received,
                     "seconds": self.fault.seconds,
                     "late": self.fault.late,
+                    **({} if self.fault.overshoot is None else {"overshoot": self.fault.overshoot}),
                 }
             ),
             "score": None if self.score is None else list(self.score),
@@ -365,6 +369,7 @@ class GameRecord:
                     fault["received"],
                     fault.get("seconds"),
                     fault.get("late"),
+                    fault.get("overshoot"),
                 ),
                 score=None if score is None else (score[0], score[1]),
                 started_at=data["started_at"],
@@ -500,7 +505,14 @@ class GameSummary:
             termination=record.termination,
             fault=None
             if record.fault is None
-            else FaultEntry(record.fault.seat, record.fault.kind, None, None, late=record.fault.late),
+            else FaultEntry(
+                record.fault.seat,
+                record.fault.kind,
+                None,
+                None,
+                late=record.fault.late,
+                overshoot=record.fault.overshoot,
+            ),
             pair_key=record.pair_key,
             bots=(_bot_summary(record.bots[0]), _bot_summary(record.bots[1])),
             moves=_moves_key(
@@ -576,7 +588,14 @@ def parse_summary(line: bytes) -> GameSummary:
             termination=Termination(data["termination"]),
             fault=None
             if fault is None
-            else FaultEntry(fault["seat"], Termination(fault["kind"]), None, None, late=fault.get("late")),
+            else FaultEntry(
+                fault["seat"],
+                Termination(fault["kind"]),
+                None,
+                None,
+                late=fault.get("late"),
+                overshoot=fault.get("overshoot"),
+            ),
             pair_key=None if slot is None else slot["pair_key"],
             bots=(_bot_summary_of(bots[0]), _bot_summary_of(bots[1])),
             moves=_moves_key(

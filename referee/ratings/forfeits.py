@@ -6,10 +6,12 @@ statistical warnings say nothing of it. :func:`time_loss_warnings` names every b
 losses on time pass a few percent of its games, with what the referee saw of them (its own
 lateness at those deadlines) and what to change.
 
-Pure: summaries in, words out. What the bot would have answered, and when, is not known: a
-bot that misses its deadline is killed there (resynchronising with a late bot is what
-not to do), so the overshoot the warning gives is the referee's largest lateness at one of
-those deadlines, the only measured time past a deadline.
+Pure: summaries in, words out. The overshoot the warning gives is the bot's own where the
+records hold it: a ``restart: never`` bot is kept after a loss on time and its late answer
+heard (``fault.overshoot``, how long after its deadline it came). Elsewhere a bot that
+misses its deadline is killed there, and all that is known is that it was still silent when
+the referee looked: at its deadline, or ``fault.late`` after it (a lower bound of the bot's
+overshoot, said as such).
 """
 
 from __future__ import annotations
@@ -41,11 +43,12 @@ class _Game(Protocol):
 def time_loss_warnings(games: Iterable[_Game], names: Sequence[str] | None = None) -> list[str]:
     """One warning per bot (in ``names`` order, else by name) that lost more than
     :data:`TIME_LOSS_SHARE` of its rated games on time (and at least
-    :data:`MIN_TIME_LOSSES`): how many, its largest lateness of the referee at one of them,
+    :data:`MIN_TIME_LOSSES`): how many, its largest overshoot (see the module docstring),
     and the advice (a larger ``margin``, fewer games at once)."""
     played: Counter[str] = Counter()
     lost: Counter[str] = Counter()
-    worst: dict[str, float] = {}
+    answered: dict[str, float] = {}  # the latest late answer heard (restart: never)
+    silent: dict[str, float] = {}  # the longest silence past a deadline the referee saw
     for game in games:
         if game.is_void:
             continue
@@ -54,22 +57,41 @@ def time_loss_warnings(games: Iterable[_Game], names: Sequence[str] | None = Non
         if fault is not None and fault.kind is Termination.TIME:
             label = game.labels[fault.seat]
             lost[label] += 1
-            if fault.late is not None:
-                worst[label] = max(worst.get(label, 0.0), fault.late)
+            if fault.overshoot is not None:
+                answered[label] = max(answered.get(label, 0.0), fault.overshoot)
+            elif fault.late is not None:
+                silent[label] = max(silent.get(label, 0.0), fault.late)
     order = list(names) if names is not None else sorted(played)
     out = []
     for name in order:
         n, games_played = lost[name], played[name]
         if n < MIN_TIME_LOSSES or n <= TIME_LOSS_SHARE * games_played:
             continue
-        late = (
-            f"the referee itself looked up to {worst[name] * 1e3:,.0f} ms late at those deadlines"
-            if name in worst
-            else "the referee looked at those deadlines on time, so the bot was late"
-        )
         out.append(
-            f"{name} lost {n} of its {games_played} games on time ({100 * n / games_played:.0f}%; {late}): "
-            "its rating says as much about this machine's load as about the bot. A larger "
-            "time_control margin, or fewer games at once (concurrency), gives its clock a core of its own"
+            f"{name} lost {n} of its {games_played} games on time ({100 * n / games_played:.0f}%; "
+            f"{_overshoot(answered.get(name), silent.get(name))}): its rating says as much about this "
+            "machine's load as about the bot. A larger time_control margin, or fewer games at once "
+            "(concurrency), gives its clock a core of its own"
         )
     return out
+
+
+def _overshoot(answered: float | None, silent: float | None) -> str:
+    """The largest overshoot in words, saying whose it is: the bot's own (its late answer
+    heard) or a silence the referee saw (a lower bound: the bot was killed there)."""
+    parts = []
+    if answered is not None:
+        parts.append(
+            f"its own largest overshoot: its late answer came {answered * 1e3:,.0f} ms past its deadline"
+        )
+    if silent is not None:
+        parts.append(
+            f"still silent {silent * 1e3:,.0f} ms past its deadline when the referee looked, itself that "
+            "late (a loaded machine); how much later the bot would have answered is not known"
+        )
+    if not parts:
+        parts.append(
+            "the referee looked at those deadlines on time, so the bot was late; by how much is not known "
+            "(it is stopped at its deadline; restart: never keeps it and measures its late answer)"
+        )
+    return "; ".join(parts)

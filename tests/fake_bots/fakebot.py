@@ -29,7 +29,7 @@ COMMAND_FAULTS = {
     "illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal",
     "bad-gensetup", "bad-color", "wrong-score", "resign", "accept-illegal", "exit-leave-child",
     "replay", "chatty", "accept-malformed", "accept-extra-steal", "accept-steal-onto-occupied",
-    "stop-referee",
+    "stop-referee", "slow-once",
 }  # fmt: skip
 # Faults that are about one command whatever --at says.
 FIXED_COMMAND = {
@@ -146,6 +146,10 @@ class FakeBot:
             sleep_forever()
         if fault == "slow":
             time.sleep(self.current_delay())
+            return False
+        if fault == "slow-once":  # late once (past its deadline), then in step and on time
+            time.sleep(self.current_delay())
+            self.fault = None
             return False
         if fault == "stop-referee":
             # Stops the referee (our parent) with SIGSTOP for --stop seconds, a helper of its

@@ -349,7 +349,10 @@ RESTART = Key(
     "restart",
     choice("on-fault", "always", "never"),
     "when the bot gets a fresh process: `on-fault` (after a fault), `always` (every game), `never` (kept "
-    "after a fault too, unless its pipe broke: a timeout, a crash, a garbled answer)",
+    "through every fault its protocol survives, as cutechess and fastchess keep an engine: an illegal "
+    "turn, a resignation, and a loss on time whose late answer comes within its `command_timeout`, "
+    "the record saying how late, `fault.overshoot`; a process that crashed, garbled an answer or "
+    "stayed silent is replaced whatever the policy: there is nothing to keep)",
     default="on-fault",
 )
 BOT_STARTUP_TIMEOUT = Key(

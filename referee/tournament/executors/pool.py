@@ -2,7 +2,13 @@
 
 A healthy bot is reused for its next game (``boardsize`` + ``clear_board`` reset it), so
 a tournament does not pay a start-up per game and seeded bots do not replay one game; any
-fault retires the process and the next game starts a fresh one.
+fault retires the process and the next game starts a fresh one. A bot's ``restart`` policy
+changes that: ``always`` starts a process per game; ``never`` keeps a process through every
+fault its protocol survives: an illegal turn or a resignation (answered in step), and a loss
+on time whose late answer then comes within the bot's ``command_timeout`` (taken and
+dropped; the record keeps how late it was, ``fault.overshoot``), as cutechess and fastchess
+keep an engine. A process that crashed, broke the protocol or stayed silent is replaced
+whatever the policy: there is nothing left to keep.
 
 Every process of one bot shares one :class:`~referee.play.logs.LogBudget` (the config's
 ``logs.max_per_bot``), so a chatty bot cannot fill the disk over a long run. And
@@ -185,7 +191,31 @@ class BotPool:
                     # ``never`` keeps a faulted process whose protocol is in step (release
                     # still closes one that is not reusable); ``always`` keeps none.
                     kept = keep and (seat != faulty or policy is Restart.NEVER)
+                    if kept and policy is Restart.NEVER and seat == faulty and not bot.reusable:
+                        assert record is not None and record.fault is not None
+                        await self._resync(bot, record, spec.command_timeout_of(seat))
                     await self.release(bot, kept and policy is not Restart.ALWAYS)
+
+    async def _resync(self, bot: BotProcess, record: GameRecord, grace: float) -> None:
+        """A ``restart: never`` bot that lost on time: its process is kept if its late
+        answer comes within ``grace`` (its ``command_timeout``), and the record says how far
+        past its deadline it came (``fault.overshoot``); a crash, a broken answer or silence
+        past the grace leave it unfit, and :meth:`release` closes it."""
+        if record.termination is not Termination.TIME or bot.returncode is not None:
+            return
+        overshoot = await bot.pipes.resync(grace)
+        assert record.fault is not None
+        if overshoot is not None:
+            record.fault.overshoot = round(overshoot, 6)
+            record.notes.append(
+                f"bot {bot.label}: its late answer came {overshoot * 1e3:,.0f} ms past its deadline; "
+                "its process is kept (restart: never)"
+            )
+        else:
+            record.notes.append(
+                f"bot {bot.label}: no late answer within {grace:g} s after its loss on time (or not in "
+                "step): its process is replaced, as for a crash (restart: never keeps only a process in step)"
+            )
 
     async def release(self, bot: BotProcess, keep: bool) -> None:
         """After a game: keep a healthy process for the next game, or close it."""
