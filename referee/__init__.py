@@ -19,6 +19,9 @@ The packages are layers, and imports point one way only (down this list's arrows
                  (where games run: here, or a Dask cluster, imported only then), runner, match
     tools       check (the protocol linter), show
       ^
+    serve       ``vastuz serve``: the web server (starlette on hypercorn's trio worker), its
+      ^          live feed, people's games against bots, its pages (imported only by the
+                 commands that serve)
     cli         the ``vastuz`` command: argparse, exit codes, one ``trio.run``; a module
                  per subcommand
 

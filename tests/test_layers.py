@@ -26,6 +26,7 @@ LAYERS = [
     "referee.render",
     "referee.tournament",
     "referee.tools",
+    "referee.serve",
     "referee.cli",
 ]
 
@@ -160,7 +161,8 @@ FORBIDDEN = [
     ("referee.tournament.plans.kinds", ["yaml", "trio", "referee.tournament.config"]),
     ("referee.tournament.store.folder", ["trio", "referee.tournament.executors"]),
     ("referee.tournament.runner", ["referee.tools", "referee.cli", "dask", "distributed"]),
-    ("referee.cli.main", ["dask", "distributed"]),
+    ("referee.cli.main", ["dask", "distributed", "hypercorn", "starlette", "referee.serve"]),
+    ("referee.serve.live", ["hypercorn", "starlette", "yaml", "referee.cli"]),
     ("referee.tools.check", ["referee.cli", "yaml"]),
 ]
 

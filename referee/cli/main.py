@@ -31,6 +31,7 @@ from referee.cli.common import (
 from referee.cli.export import add_export_parser
 from referee.cli.match import add_match_parser
 from referee.cli.rules import add_rules_parser
+from referee.cli.serve import add_serve_parser
 from referee.cli.show import add_show_parser
 from referee.cli.sprt import add_sprt_parser
 from referee.cli.tournament import add_report_parser, add_tournament_parser
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_export_parser(subparsers)
     add_sprt_parser(subparsers)
     add_book_parser(subparsers)
+    add_serve_parser(subparsers)
     return parser
 
 

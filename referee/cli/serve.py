@@ -1,0 +1,142 @@
+"""``vastuz serve``: results folders, live games and games against a bot in the browser."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from referee.cli.common import EXIT_OK, EXIT_USAGE, _count
+
+DEFAULT_PORT = 8080
+
+
+def add_serve_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "serve",
+        help="a web server: the runs' standings and games, live games, and playing a bot",
+        description=(
+            "Serve results folders (each OUTPUT, or the ones found under it) in the browser: the "
+            "standings pages, every game, the games of a tournament in progress, and /play, where a "
+            "person plays a bot of --bots FILE. The JSON API is in docs/api.md. Binds 127.0.0.1 "
+            "unless told otherwise; another host needs --token."
+        ),
+    )
+    p.add_argument(
+        "outputs", nargs="*", type=Path, metavar="OUTPUT", help="results folders (default: results)"
+    )
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    p.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"the port (default {DEFAULT_PORT}; 0: any free one)"
+    )
+    p.add_argument(
+        "--bots",
+        type=Path,
+        metavar="FILE",
+        help="a bots file (like configs/bots.yaml): the bots a person may play",
+    )
+    p.add_argument(
+        "--human-results",
+        type=Path,
+        default=Path("results/human"),
+        metavar="DIR",
+        help="the results folder of people's games (default results/human)",
+    )
+    p.add_argument("--token", help="a secret every request that starts or plays a game must carry")
+    p.add_argument("--token-file", type=Path, metavar="FILE", help="read the token from FILE")
+    p.add_argument(
+        "--max-clients", type=_count, default=32, metavar="N", help="live-feed clients at once (default 32)"
+    )
+    p.add_argument(
+        "--max-games", type=_count, default=4, metavar="N", help="people's games at once (default 4)"
+    )
+    p.set_defaults(handler=cmd_serve)
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0..65535, got {text}")
+    return value
+
+
+def read_token(args: argparse.Namespace) -> str | None:
+    """The token of ``--token`` or ``--token-file``; ValueError with the reason."""
+    if args.token is not None and args.token_file is not None:
+        raise ValueError("give --token or --token-file, not both")
+    token: str | None = args.token
+    if args.token_file is not None:
+        try:
+            token = args.token_file.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"cannot read the token file {args.token_file}: {exc}") from None
+    if token is not None and len(token) < 8:
+        raise ValueError("a token needs at least 8 characters")
+    return token
+
+
+def missing_extra() -> str | None:
+    import importlib.util
+
+    if all(importlib.util.find_spec(name) is not None for name in ("hypercorn", "starlette")):
+        return None
+    return "vastuz serve needs its extra: pip install -e '.[serve]' (hypercorn and starlette)"
+
+
+async def cmd_serve(args: argparse.Namespace) -> int:
+    problem = missing_extra()
+    if problem is not None:
+        print(f"vastuz serve: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    from referee.errors import ConfigError, ResultsError
+    from referee.serve.app import Limits
+    from referee.serve.bots import load_bots
+    from referee.serve.server import Settings, check_settings, say_bound, serve
+
+    roots = list(args.outputs) or [Path("results")]
+    missing = [str(r) for r in roots if not r.is_dir()]
+    if missing:
+        print(f"vastuz serve: not a folder: {', '.join(missing)}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        token = read_token(args)
+        bots = {} if args.bots is None else load_bots(args.bots)
+    except (ValueError, ConfigError) as exc:
+        print(f"vastuz serve: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    settings = Settings(
+        roots=roots,
+        host=args.host,
+        port=args.port,
+        bots=bots,
+        human_folder=args.human_results,
+        token=token,
+        limits=Limits(max_clients=args.max_clients, max_games=args.max_games),
+    )
+    problem = check_settings(settings)
+    if problem is not None:
+        print(f"vastuz serve: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    import signal
+
+    import trio
+
+    try:
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+            async with trio.open_nursery() as nursery:
+                bound = await nursery.start(serve, settings)
+                print(say_bound(bound, token is not None), flush=True)
+                if bots:
+                    print(
+                        f"people's games: {args.human_results} (bots: {', '.join(sorted(bots))})", flush=True
+                    )
+                async for _ in signals:  # stop: every bot of a game in progress is closed
+                    nursery.cancel_scope.cancel()
+                    break
+    except ResultsError as exc:
+        print(f"vastuz serve: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK

@@ -1,0 +1,128 @@
+"""The results folders a server shows: found under the paths given, read on request.
+
+Blocking file reads (the app calls them in trio's worker threads, one at a time, so a big
+results file never stalls the event loop or a referee sharing it). A run is named in URLs
+by its folder's name (``demo``, ``demo-2`` for a second folder of that name); the names are
+recomputed on each listing, so a run that starts later appears.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.errors import ResultsError
+from referee.play.records import GameRecord
+from referee.render.standings_text import render
+from referee.tournament.store.files import OLD_MATCH_RESULTS, RESULTS
+from referee.tournament.store.folder import latest_records, load_standings
+from referee.tournament.store.pages import standings_html
+from referee.tournament.store.results import ResultsFile
+
+MAX_DEPTH = 3
+"""How deep under a given folder results folders are looked for."""
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+@dataclass(frozen=True)
+class Run:
+    name: str
+    folder: Path
+
+    @property
+    def results(self) -> Path:
+        return self.folder / RESULTS if (self.folder / RESULTS).exists() else self.folder / OLD_MATCH_RESULTS
+
+    @property
+    def running(self) -> bool:
+        """Whether a run is writing the folder now: the pid its lock file names is alive."""
+        try:
+            pid = int((self.folder / ".lock").read_text(encoding="utf-8").strip() or "0")
+        except (OSError, ValueError):
+            return False
+        if pid <= 0:
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+
+def _is_run(folder: Path) -> bool:
+    return (folder / RESULTS).is_file() or (folder / OLD_MATCH_RESULTS).is_file()
+
+
+def _found(root: Path, depth: int) -> list[Path]:
+    if _is_run(root):
+        return [root]
+    if depth >= MAX_DEPTH:
+        return []
+    try:
+        children = sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink())
+    except OSError:
+        return []
+    return [run for child in children if child.name != "logs" for run in _found(child, depth + 1)]
+
+
+def find_runs(roots: list[Path]) -> list[Run]:
+    """Every results folder at or under ``roots`` (at most :data:`MAX_DEPTH` deep), each
+    once, named uniquely."""
+    seen: set[Path] = set()
+    runs: list[Run] = []
+    names: set[str] = set()
+    for root in roots:
+        for folder in _found(root, 0):
+            real = folder.resolve()
+            if real in seen:
+                continue
+            seen.add(real)
+            base = _UNSAFE.sub("-", folder.resolve().name).strip("-.") or "run"
+            name, k = base, 2
+            while name in names:
+                name, k = f"{base}-{k}", k + 1
+            names.add(name)
+            runs.append(Run(name, folder))
+    return runs
+
+
+def run_summary(run: Run) -> dict[str, Any]:
+    """A run as ``GET /api/runs`` lists it."""
+    games = 0
+    try:
+        games = len(latest_records(ResultsFile(run.results).summaries().records))
+    except (OSError, ResultsError):
+        pass
+    return {"run": run.name, "folder": str(run.folder), "games": games, "running": run.running}
+
+
+def standings_json(run: Run) -> dict[str, Any]:
+    """The run's standings, the ``standings.json`` schema."""
+    st, _ = load_standings(run.folder, bootstrap=0)
+    data: dict[str, Any] = json.loads(render(st, "json"))
+    return data
+
+
+def standings_page(run: Run) -> str:
+    """The run's standings page: what ``standings.html`` holds (the same renderer), reloading
+    itself while the run goes on."""
+    st, title = load_standings(run.folder, bootstrap=0)
+    names = [line.name for line in st.lines]
+    sprt = None if st.sprt is None else (st.sprt.status.test, st.sprt.candidate)
+    return standings_html(
+        run.results, st, title=title, names=names, anchor=st.anchor, sprt=sprt, running=run.running
+    )
+
+
+def game_record(run: Run, game_id: str) -> GameRecord | None:
+    """The record of ``game_id`` in the run (the one its standings count), or None."""
+    found = [r for r in ResultsFile(run.results).load().records if r.game_id == game_id]
+    if not found:
+        return None
+    return latest_records(found)[0]

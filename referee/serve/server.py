@@ -1,0 +1,127 @@
+"""Running the app: hypercorn's trio worker in the caller's trio loop (``vastuz serve``, or a
+tournament's own loop with ``--serve``), the live feed's publisher beside it, and the
+people's games in the same nursery. Nothing here starts a thread."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from collections.abc import Awaitable, Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TypeVar
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve as hypercorn_serve
+
+from referee.serve.app import Limits, Server, build_app
+from referee.serve.bots import ServedBot
+from referee.serve.human import HumanGames
+from referee.serve.live import LiveFeed
+from referee.tournament.store.files import RESULTS
+from referee.tournament.store.results import FolderLock, ResultsFile
+
+T = TypeVar("T")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class Settings:
+    roots: list[Path]
+    host: str = "127.0.0.1"
+    port: int = 8080
+    bots: dict[str, ServedBot] = field(default_factory=dict)
+    human_folder: Path = Path("results/human")
+    token: str | None = None
+    limits: Limits = field(default_factory=Limits)
+
+
+async def serve(
+    settings: Settings,
+    *,
+    feed: LiveFeed | None = None,
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve until cancelled. ``task_status`` is given the addresses bound."""
+    feed = feed if feed is not None else LiveFeed(max_clients=settings.limits.max_clients)
+    feed.max_clients = settings.limits.max_clients
+    games = HumanGames(settings.bots, settings.human_folder, feed, settings.limits.max_games)
+    server = Server(settings.roots, feed, games, token=settings.token, loopback=is_loopback(settings.host))
+    config = Config()
+    host = (
+        f"[{settings.host}]" if ":" in settings.host and not settings.host.startswith("[") else settings.host
+    )
+    config.bind = [f"{host}:{settings.port}"]
+    config.accesslog = None
+    config.errorlog = logging.getLogger("referee.serve")
+    config.h11_max_incomplete_size = 16 * 1024  # request line and headers
+    config.graceful_timeout = 1.0
+    with ExitStack() as stack:
+        if settings.bots:
+            lock = FolderLock(settings.human_folder)
+            lock.acquire()
+            stack.callback(lock.release)
+            games.appender = stack.enter_context(ResultsFile(settings.human_folder / RESULTS).appender())
+        async with trio.open_nursery() as nursery:
+            games.nursery = nursery
+            nursery.start_soon(feed.publish)
+            bound = await nursery.start(hypercorn_serve, build_app(server), config)
+            task_status.started(bound)
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``[HOST:]PORT`` -> (host, port); ValueError with the reason."""
+    host, _, port = text.rpartition(":")
+    try:
+        number = int(port)
+    except ValueError:
+        raise ValueError(f"expected [HOST:]PORT, got {text!r}") from None
+    if not 0 <= number <= 65535:
+        raise ValueError(f"a port is 0..65535, got {number}")
+    return (host.strip("[]") or "127.0.0.1"), number
+
+
+def check_settings(settings: Settings) -> str | None:
+    """Why the server must not start as asked (another host without a token), or None."""
+    if not is_loopback(settings.host) and not settings.token:
+        return (
+            f"serving on {settings.host} (not this machine's loopback) lets anyone who can reach it "
+            "start games and bots: give --token TOKEN (or --token-file FILE), which every request that "
+            "starts or plays a game must carry"
+        )
+    return None
+
+
+def say_bound(bound: list[str], token: bool) -> str:
+    urls = ", ".join(b.replace("0.0.0.0", "127.0.0.1") for b in bound)
+    return f"serving on {urls}" + (" (requests that start or play games need the token)" if token else "")
+
+
+async def serve_while(
+    settings: Settings, run_name: str, work: Callable[[], Awaitable[T]], say: Callable[[str], None]
+) -> T:
+    """Serve while ``work`` runs in this task, with every game it plays (in this process) in
+    the live feed, then stop serving: ``vastuz tournament --serve``."""
+    from referee.play.game import WATCH
+
+    feed = LiveFeed(max_clients=settings.limits.max_clients)
+    async with trio.open_nursery() as nursery:
+        bound = await nursery.start(partial(serve, settings, feed=feed))
+        say(say_bound(bound, settings.token is not None))
+        token = WATCH.set(feed.watcher(run_name))
+        try:
+            return await work()
+        finally:
+            WATCH.reset(token)
+            nursery.cancel_scope.cancel()

@@ -1,0 +1,249 @@
+"""``vastuz serve`` as a real process, over loopback HTTP: the runs, their standings and
+records, a person's whole game against the random bot (an illegal turn refused with the
+engine's reason, nothing changed), a bot crash, a resignation, a page that went away (the
+person's clock runs out), the live feed, and every guard (sizes, clients, games, origin,
+host, token). No mocks: the bots are real processes, the records real files."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from serving import ROOT, Served, a_turn, bots_file, finished_run, serving, wait_for
+
+from referee.play.records import GameRecord
+from referee.tournament.store.results import ResultsFile
+
+pytest.importorskip("hypercorn", reason="vastuz serve needs its extra: pip install -e '.[serve]'")
+pytest.importorskip("starlette", reason="vastuz serve needs its extra: pip install -e '.[serve]'")
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("serve")
+    finished_run(base / "runs" / "finished")
+    bots_file(base)
+    return base
+
+
+@pytest.fixture(scope="module")
+def served(folder: Path) -> Iterator[Served]:
+    with serving(
+        str(folder / "runs"), "--bots", str(folder / "bots.yaml"), "--human-results", str(folder / "human"),
+        "--max-games", "2", "--max-clients", "2", cwd=folder,
+    ) as server:  # fmt: skip
+        yield server
+
+
+def human_records(folder: Path) -> list[GameRecord]:
+    return ResultsFile(folder / "human" / "results.jsonl").load().records
+
+
+def start(served: Served, **game: Any) -> str:
+    body = {
+        "bot": "random",
+        "size": 3,
+        "side": "black",
+        "name": "ann",
+        "time_control": {"per_move": 60},
+        **game,
+    }
+    status, answer = served.post("/api/play", body)
+    assert status == 201, answer
+    return str(answer["id"])
+
+
+def test_runs_standings_games_and_pages(served: Served) -> None:
+    status, runs = served.get("/api/runs")
+    assert status == 200 and [r["run"] for r in runs] == ["finished"] and runs[0]["games"] == 4
+    status, standings = served.get("/api/runs/finished/standings")
+    assert status == 200 and standings["games"] == 4
+    assert {b["name"] for b in standings["bots"]} == {"alpha", "beta", "gamma", "<b>x</b>"}
+    status, record = served.get("/api/runs/finished/games/g2")
+    assert (
+        status == 200
+        and record["game_id"] == "g2"
+        and [b["label"] for b in record["bots"]] == ["beta", "gamma"]
+    )
+    assert served.get("/api/runs/finished/games/nope")[0] == 404
+    assert served.get("/api/runs/nope/standings")[0] == 404
+    status, page, headers = served.call("GET", "/runs/finished/")
+    assert (
+        status == 200 and "Leaderboard" in page and "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+    )
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    status, page, headers = served.call("GET", "/runs/finished/games/g3")
+    assert status == 200 and "vastuz-data" in page
+    for path in ("/", "/live", "/play"):
+        status, page, headers = served.call("GET", path)
+        assert status == 200 and "script-src 'self'" in headers["content-security-policy"], path
+    assert 'href="/runs/finished/"' in served.call("GET", "/")[1]
+    assert 'value="random"' in served.call("GET", "/play")[1]
+
+
+def test_a_whole_game_with_an_illegal_turn_refused(served: Served, folder: Path) -> None:
+    game = start(served, name="ann")
+    state = wait_for(served, game, asked="turn")
+    assert state["color"] == "black" and state["legal_placements"] and 'data-point="a1"' in state["svg"]
+    first = a_turn(served, game, state)
+    state = served.post(f"/api/play/{game}/turn", {"turn": first})[1]
+    state = wait_for(served, game, asked="turn")
+    occupied = state["game"]["stones"]["black"][0]
+    before = (state["version"], state["game"]["turns"])
+    for bad, reason in ((occupied, "occupied"), ("z9", "no point"), ("pass", "pass while")):
+        status, answer = served.post(f"/api/play/{game}/turn", {"turn": bad})
+        assert status == 422 and reason in answer["error"], answer
+    again = served.get(f"/api/play/{game}")[1]
+    assert (again["version"], again["game"]["turns"]) == before and again["asked"] == "turn"
+    assert served.get(f"/api/play/{game}/steals?turn={occupied}")[0] == 422
+    while state["status"] != "over":
+        status, answer = served.post(f"/api/play/{game}/turn", {"turn": a_turn(served, game, state)})
+        assert status == 200, answer
+        state = wait_for(served, game, asked="turn")
+    assert served.post(f"/api/play/{game}/turn", {"turn": "a1"})[0] == 409
+    record = next(r for r in human_records(folder) if r.game_id == game)
+    assert record.labels == ("ann", "random") and record.termination.value == "score"
+    assert [t.turn for t in record.turns] == state["game"]["turns"] and record.result == state["result"]
+    # vastuz report rates the person like a bot
+    report = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "report", str(folder / "human"), "--format", "json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert report.returncode == 0, report.stderr
+    assert "ann" in {b["name"] for b in json.loads(report.stdout)["bots"]}
+
+
+def test_a_bot_crash_loses_the_game_to_the_person(served: Served, folder: Path) -> None:
+    game = start(served, bot="crasher", name="bob", side="white")
+    state = wait_for(served, game, asked="turn")
+    served.post(f"/api/play/{game}/turn", {"turn": a_turn(served, game, state)})
+    state = wait_for(served, game, asked="color")  # none is asked: the game ends
+    assert state["status"] == "over" and state["winner"] == "bob", state
+    record = next(r for r in human_records(folder) if r.game_id == game)
+    assert record.termination.value == "crash" and record.label_of(record.winner) == "bob"
+
+
+def test_the_pie_rule_resign_and_a_page_that_went_away(served: Served, folder: Path) -> None:
+    game = start(served, side="pie", name="cy")
+    state = wait_for(served, game, asked="color")
+    assert len(state["game"]["stones"]["black"]) == 1 and len(state["game"]["stones"]["white"]) == 1
+    assert served.post(f"/api/play/{game}/turn", {"turn": "purple"})[0] == 422
+    assert served.post(f"/api/play/{game}/turn", {"turn": "white"})[0] == 200
+    state = wait_for(served, game)
+    assert state["color"] == "white"
+    status, state = served.post(f"/api/play/{game}/resign")
+    assert status == 200 and state["status"] == "over" and state["winner"] == "random"
+    # nobody answers: the person's clock runs out, a loss on time
+    idle = start(served, name="dee", time_control={"per_move": 1})
+    state = wait_for(served, idle, asked="color", limit=20)
+    assert state["status"] == "over" and state["winner"] == "random"
+    by_id = {r.game_id: r for r in human_records(folder)}
+    assert by_id[game].termination.value == "resign" and by_id[idle].termination.value == "time"
+
+
+def test_the_live_feed_and_its_client_bound(served: Served) -> None:
+    game = start(served, name="eve", size=4)
+    state = wait_for(served, game, asked="turn")
+    live = served.get("/api/live")[1]
+    assert [g["game_id"] for g in live] == [game] and live[0]["bots"] == ["eve", "random"]
+    host, port = served.url.removeprefix("http://").split(":")
+    streams = []
+    try:
+        for _ in range(2):
+            conn = http.client.HTTPConnection(host, int(port), timeout=10)
+            conn.request("GET", "/api/events")
+            response = conn.getresponse()
+            assert response.status == 200 and response.getheader("content-type", "").startswith(
+                "text/event-stream"
+            )
+            streams.append((conn, response))
+        assert served.get("/api/events")[0] == 503  # one client too many
+        turn = a_turn(served, game, state)
+        served.post(f"/api/play/{game}/turn", {"turn": turn})
+        seen = b""
+        while b'"turns":["' not in seen:
+            seen += streams[0][1].read1(65536)
+        event = next(
+            line for line in seen.split(b"\n") if line.startswith(b"data: ") and b'"turns":["' in line
+        )
+        data = json.loads(event[6:])
+        assert data["game_id"] == game and data["svg"].startswith("<svg") and data["turns"][0] == turn
+        assert len(data["score"]) == 2 and len(data["clocks"]) == 2 and data["to_move"] in ("black", "white")
+    finally:
+        for conn, _ in streams:
+            conn.close()
+    served.post(f"/api/play/{game}/resign")
+
+
+def test_the_guards(served: Served) -> None:
+    assert served.call("POST", "/api/play", raw=b"{}", headers={"Content-Type": "text/plain"})[0] == 415
+    assert served.call("POST", "/api/play", raw=b" " * 5000)[0] == 413
+    assert served.post("/api/play", {"bot": "random"}, headers={"Origin": "http://evil.example"})[0] == 403
+    assert served.get("/api/runs", headers={"Host": "evil.example:80"})[0] == 421
+    assert served.call("PUT", "/api/play", raw=b"{}")[0] == 405
+    for bad, word in (
+        ({"bot": "sh -c 'rm -rf /'"}, "no configured bot"),
+        ({"bot": "random", "size": 99}, "size"),
+        ({"bot": "random", "side": "green"}, "side"),
+        ({"bot": "random", "name": "<script>"}, "name"),
+        ({"bot": "random", "name": "random"}, "a bot's name"),
+        ({"bot": "random", "time_control": {"per_move": 0}}, "per_move"),
+        ({"bot": "random", "command": "ls"}, "unknown keys"),
+    ):
+        status, answer = served.post("/api/play", bad)
+        assert status == 400 and word in answer["error"], (bad, answer)
+    games = [start(served, name=f"p{k}") for k in range(2)]
+    status, answer = served.post("/api/play", {"bot": "random", "name": "p3"})
+    assert status == 503 and "2 people's games" in answer["error"]
+    for game in games:
+        assert served.post(f"/api/play/{game}/resign")[0] == 200
+    assert served.get("/api/play/nope")[0] == 404
+
+
+def test_another_host_needs_a_token(folder: Path) -> None:
+    refused = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "serve", str(folder / "runs"), "--host", "0.0.0.0",
+         "--port", "0"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert refused.returncode == 2 and "--token" in refused.stderr and "Traceback" not in refused.stderr
+    with serving(
+        str(folder / "runs"), "--host", "0.0.0.0", "--token", "s3cret-token",
+        "--bots", str(folder / "bots.yaml"), "--human-results", str(folder / "human-token"), cwd=folder,
+    ) as server:  # fmt: skip
+        body = {"bot": "random", "size": 3, "name": "fay"}
+        assert server.post("/api/play", body)[0] == 401
+        assert server.post("/api/play", body, headers={"X-Vastuz-Token": "wrong-token"})[0] == 401
+        status, answer = server.post("/api/play", body, headers={"X-Vastuz-Token": "s3cret-token"})
+        assert status == 201
+        assert server.get("/api/runs")[0] == 200  # reading needs no token
+        assert (
+            server.post(f"/api/play/{answer['id']}/resign", headers={"X-Vastuz-Token": "s3cret-token"})[0]
+            == 200
+        )
+
+
+def test_bad_command_lines_are_clear(folder: Path) -> None:
+    for args, word in (
+        (["/no/such/folder"], "not a folder"),
+        ([str(folder / "runs"), "--bots", "/no/such.yaml"], "bots file not found"),
+        ([str(folder / "runs"), "--token", "short"], "at least 8"),
+        ([str(folder / "runs"), "--port", "99999"], "0..65535"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "referee.cli", "serve", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2 and word in done.stderr and "Traceback" not in done.stderr, (
+            args,
+            done.stderr,
+        )
