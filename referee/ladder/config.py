@@ -1,0 +1,293 @@
+"""A ladder's config: YAML in, a frozen :class:`LadderConfig` out, every mistake a
+:class:`~referee.errors.ConfigError` naming the file, the key and what was expected.
+
+A ladder plays games like a tournament does, so everything about a game (board, clock,
+opening, bots, limits, timeouts, concurrency, executor, logs, ``bots_file`` with ``use:``)
+is the tournament's key, read by the tournament's own validation
+(:class:`~referee.tournament.config.validation.ConfigParser`): one definition of each key.
+What is the ladder's own is declared here: ``anchors``, ``min_games``, ``pairing``,
+``games_per_pairing``, ``on_change``, and per bot ``program`` (what its fingerprint covers)
+and ``on_change``. The games' settings become a :class:`TournamentConfig` (``games``) whose
+schedule is never used: the ladder pairs its own rounds, the executors only need the rest.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.errors import ConfigError
+from referee.tournament.config import keys
+from referee.tournament.config.checks import FieldChecks, _describe, _short_repr
+from referee.tournament.config.keys import Check, Key, choice, integer
+from referee.tournament.config.loading import parse_yaml, with_bots_files
+from referee.tournament.config.validation import ConfigParser
+from referee.tournament.config.values import TournamentConfig
+
+STORE = "ladder.sqlite"
+"""The store's file name in the ladder's ``output`` folder."""
+DEFAULT_MIN_GAMES = 100
+DEFAULT_NOISE = 100.0
+MAX_GAMES_PER_PAIRING = 100
+
+
+class OnChange(str, enum.Enum):
+    """What a bot whose program changed under the same name gets: refused (``refuse``, the
+    default: its strength must not change under one name), or a new entry (``new-entry``:
+    the old one is retired with its history, the new one starts provisional)."""
+
+    REFUSE = "refuse"
+    NEW_ENTRY = "new-entry"
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A bot held at a fixed rating."""
+
+    bot: str
+    rating: float
+
+
+@dataclass(frozen=True)
+class PairingSpec:
+    """CGOS-style pairing: the bots sorted by rating plus Gaussian noise (``noise`` Elo of
+    standard deviation), neighbours paired; the noise is drawn from ``seed`` and the
+    round's number, so a round's pairings are the same whoever computes them."""
+
+    kind: str = "rating-noise"
+    noise: float = DEFAULT_NOISE
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class LadderBot:
+    """A bot's ladder settings: ``program`` (a file or a folder) is what its fingerprint
+    covers besides its command (None: the command's own files); ``on_change`` its rule."""
+
+    name: str
+    program: Path | None
+    on_change: OnChange
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    name: str
+    source: Path
+    games: TournamentConfig
+    """The games' settings (board, clock, opening, bots, executor); its schedule is unused."""
+    bots: tuple[LadderBot, ...]
+    anchors: tuple[Anchor, ...]
+    min_games: int
+    pairing: PairingSpec
+    games_per_pairing: int
+
+    @property
+    def output(self) -> Path:
+        return self.games.output
+
+    @property
+    def store(self) -> Path:
+        return self.games.output / STORE
+
+    @property
+    def logs(self) -> Path:
+        return self.games.output / "logs"
+
+    def bot(self, name: str) -> LadderBot:
+        return next(b for b in self.bots if b.name == name)
+
+    def settings(self) -> dict[str, Any]:
+        """What makes two games comparable on this ladder (board, clock, openings, command
+        deadline): a store keeps the first run's, and a config that changes them is refused."""
+        fingerprint = self.games.fingerprint()
+        return {k: v for k, v in fingerprint.items() if k not in ("schedule", "bots")}
+
+
+# ------------------------------------------------------------------------------ the keys
+
+ANCHOR_BOT = Key("bot", Check[str]("a bot's name"), "the anchored bot", required="an anchor names its bot")
+ANCHOR_RATING = Key("rating", Check[float]("a number"), "its fixed rating", default=0)
+ANCHORS = Key(
+    "anchors",
+    Check[tuple[Anchor, ...]]("a list of `{bot: NAME, rating: R}` (one, for now)"),
+    "the bot whose rating is fixed; without one, the mean rating is 0",
+    default=[],
+    shown="none",
+    keys=(ANCHOR_BOT, ANCHOR_RATING),
+    what="a mapping {bot: NAME, rating: R}",
+    items=True,
+)
+MIN_GAMES = Key(
+    "min_games",
+    integer(1),
+    "games before a rating is established (shown with `?` before)",
+    default=DEFAULT_MIN_GAMES,
+)
+PAIRING = Key(
+    "pairing",
+    Check[PairingSpec]("`{kind: rating-noise, noise: ELO, seed: N}`"),
+    "how each round pairs the bots: sorted by rating plus Gaussian noise, neighbours paired",
+    default={},
+    shown="",
+    keys=(
+        Key("kind", choice("rating-noise"), "the only kind for now", default="rating-noise"),
+        Key("noise", Check[float]("Elo >= 0"), "the noise's standard deviation", default=DEFAULT_NOISE),
+        Key("seed", integer(), "the noise's seed (with the round's number)", default=0),
+    ),
+    what="{kind: rating-noise, noise: ELO, seed: N}",
+)
+GAMES_PER_PAIRING = Key(
+    "games_per_pairing",
+    Check[int](f"an even integer 2..{MAX_GAMES_PER_PAIRING}"),
+    "games each pairing plays per round: colour-reversed pairs",
+    default=2,
+)
+ON_CHANGE = Key(
+    "on_change",
+    Check[OnChange]("`refuse` or `new-entry`"),
+    "a bot whose program changed under the same name: refused, or registered as a new entry",
+    default=OnChange.REFUSE.value,
+)
+BOT_PROGRAM = "program"
+BOT_ON_CHANGE = "on_change"
+LADDER_ONLY = (ANCHORS, MIN_GAMES, PAIRING, GAMES_PER_PAIRING, ON_CHANGE)
+TOP = Key(
+    "",
+    Check[object]("a ladder config"),
+    keys=(
+        *(k for k in keys.TOP.keys if k.name not in ("schedule", "elo")),
+        *LADDER_ONLY,
+    ),
+    what="a mapping of settings at the top level",
+)
+
+
+# ------------------------------------------------------------------------------ loading
+
+
+def load_ladder(path: str | os.PathLike[str], *, check_programs: bool = True) -> LadderConfig:
+    """Read and validate a ladder config; :class:`ConfigError` on any problem.
+    ``check_programs=False``: bot programs need not exist (``status`` and ``export`` of a
+    ladder whose bots are elsewhere)."""
+    path = Path(path)
+    shown = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("config file not found", file=shown) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the config file: {exc}", file=shown) from None
+    resolved = path.resolve()
+    return parse_ladder(
+        parse_yaml(text, file=shown),
+        file=shown,
+        base_dir=resolved.parent,
+        source=resolved,
+        check_programs=check_programs,
+    )
+
+
+def parse_ladder(
+    data: object, *, file: str, base_dir: Path, source: Path, check_programs: bool = True
+) -> LadderConfig:
+    checks = FieldChecks(file, base_dir)
+    if data is None:
+        checks.fail(None, "the config is empty; expected a mapping with at least 'time_control' and 'bots'")
+    top = TOP.read(checks, data, "")
+    assert isinstance(data, dict)
+    games_per_pairing = top.get(GAMES_PER_PAIRING, lambda v, where: _even(checks, v, where))
+    default_change = top.get(ON_CHANGE, lambda v, where: _on_change(checks, v, where))
+    merged = with_bots_files(data, file=file, base_dir=base_dir, check_programs=check_programs)
+    assert isinstance(merged, dict)
+    raw_bots = merged.get("bots")
+    own: list[tuple[object, object]] = []  # each bot's (program, on_change) as written
+    if isinstance(raw_bots, list):
+        stripped = []
+        for item in raw_bots:
+            if isinstance(item, dict):
+                own.append((item.get(BOT_PROGRAM), item.get(BOT_ON_CHANGE)))
+                item = {k: v for k, v in item.items() if k not in (BOT_PROGRAM, BOT_ON_CHANGE)}
+            else:
+                own.append((None, None))
+            stripped.append(item)
+        merged = {**merged, "bots": stripped}
+    tournament = {k: v for k, v in merged.items() if k not in {key.name for key in LADDER_ONLY}}
+    tournament["schedule"] = {"kind": "round_robin", "games_per_pair": games_per_pairing}
+    games = ConfigParser(file, base_dir, check_programs).config(tournament, source)
+    names = games.bot_names
+    bots = []
+    for i, (bot, (program, change)) in enumerate(zip(games.bots, own, strict=True)):
+        where = f"bots[{i}]"
+        path = None
+        if program is not None:
+            path = checks.path(program, f"{where}.{BOT_PROGRAM}")
+            if check_programs and not path.exists():
+                checks.fail(f"{where}.{BOT_PROGRAM}", f"no such file or folder: {path}")
+        rule = default_change
+        if change is not None:
+            rule = _on_change(checks, change, f"{where}.{BOT_ON_CHANGE}")
+        bots.append(LadderBot(bot.name, path, rule))
+    anchors = _anchors(checks, top.values.get("anchors", []), names)
+    pairing = top.get(PAIRING, lambda v, where: _pairing(checks, v, where))
+    return LadderConfig(
+        name=games.name,
+        source=source,
+        games=games,
+        bots=tuple(bots),
+        anchors=anchors,
+        min_games=top.get(MIN_GAMES),
+        pairing=pairing,
+        games_per_pairing=games_per_pairing,
+    )
+
+
+def _even(checks: FieldChecks, value: object, where: str) -> int:
+    number = checks.integer(value, where, minimum=2, maximum=MAX_GAMES_PER_PAIRING)
+    if number % 2:
+        checks.fail(where, f"expected an even number (colour-reversed pairs), got {number}")
+    return number
+
+
+def _on_change(checks: FieldChecks, value: object, where: str) -> OnChange:
+    text = checks.string(value, where)
+    try:
+        return OnChange(text)
+    except ValueError:
+        choices = " or ".join(repr(c.value) for c in OnChange)
+        checks.fail(where, f"expected {choices}, got {_short_repr(text)}")
+
+
+def _anchors(checks: FieldChecks, value: object, names: tuple[str, ...]) -> tuple[Anchor, ...]:
+    if not isinstance(value, list):
+        checks.fail("anchors", f"expected a list like [{{bot: random, rating: 0}}], got {_describe(value)}")
+    if len(value) > 1:
+        # compute_ratings fixes one bot; several fixed bots need a constrained fit.
+        checks.fail("anchors", f"expected one anchor (several are not supported yet), got {len(value)}")
+    out = []
+    for i, item in enumerate(value):
+        where = f"anchors[{i}]"
+        spec = ANCHORS.read(checks, item, where)
+        bot = checks.string(spec.values.get("bot"), f"{where}.bot")
+        if bot not in names:
+            checks.fail(f"{where}.bot", f"no bot is named {_short_repr(bot)} (bots: {', '.join(names)})")
+        rating = spec.values.get("rating", 0)
+        if isinstance(rating, bool) or not isinstance(rating, (int, float)) or abs(rating) > 10_000:
+            checks.fail(f"{where}.rating", f"expected a rating from -10000 to 10000, got {_describe(rating)}")
+        out.append(Anchor(bot, float(rating)))
+    return tuple(out)
+
+
+def _pairing(checks: FieldChecks, value: object, where: str) -> PairingSpec:
+    spec = PAIRING.read(checks, value, where)
+    noise = spec.values.get("noise", DEFAULT_NOISE)
+    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0 <= noise <= 2000:
+        checks.fail(f"{where}.noise", f"expected Elo from 0 to 2000, got {_describe(noise)}")
+    kind = spec.get(PAIRING.keys[0])
+    seed = spec.get(PAIRING.keys[2])
+    return PairingSpec(kind, float(noise), seed)
+
+
+__all__ = ["STORE", "Anchor", "LadderBot", "LadderConfig", "OnChange", "PairingSpec", "load_ladder"]

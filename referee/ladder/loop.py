@@ -1,0 +1,351 @@
+"""The ladder's loop: rounds, forever (or ``rounds`` of them), on a tournament executor.
+
+One run: lock the output folder, open (and migrate) the store, check that the settings are
+the store's, decide each bot's entry (a changed program under the same name is refused
+before anything starts), start each bot once for its ``name``/``version`` answers (a bot
+that does not start sits this run out), then round after round:
+
+* a round is paired (:mod:`.pairing`, from the rating list of every game so far) and
+  stored with all its games before the first starts; a round left unfinished by the last
+  run (a stop, a kill) is finished first, its games that had no record played again;
+* as many worker tasks as the executor has slots take the round's games; each finished
+  game is committed to the store (in a worker thread: an fsync must not stall the clocks
+  of the games in flight, and shielded: once a game has finished its record is written)
+  before it counts, is printed or changes a rating;
+* the next round starts only when the last has ended (every game recorded).
+
+A stop file (``--stop-file``), SIGTERM or SIGINT: no new game starts, the games in flight
+finish and are recorded, the run exits. A second signal abandons the games in flight (not
+recorded: the next run plays them), a third kills the bots at once. A SIGKILL loses at
+most the games in flight, which the next run plays: a game is counted only by its commit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import trio
+
+from referee.errors import RunStopped, VastuzError, single_error
+from referee.ladder.config import LadderConfig
+from referee.ladder.entries import apply, decide
+from referee.ladder.identity import Identity, fingerprint
+from referee.ladder.pairing import finite_ratings, pair_round, round_games
+from referee.ladder.ratings import rating_list
+from referee.ladder.status import anchor_of, status_text
+from referee.ladder.store import Entry, LadderStore
+from referee.play.faults import BotFault, BotStartError
+from referee.play.process import BotProcess
+from referee.tournament.config.values import TournamentConfig
+from referee.tournament.executors.batch import GameSettings, Played
+from referee.tournament.executors.choose import executor_for
+from referee.tournament.executors.local import Executor
+from referee.tournament.executors.pool import StartFailures
+from referee.tournament.progress import game_line
+from referee.tournament.slots import ScheduledGame
+from referee.tournament.store.files import shown
+from referee.tournament.store.results import FolderLock
+
+STOP_FILE_POLL = 0.2
+"""Seconds between two looks for the stop file."""
+
+
+@dataclass
+class LadderResult:
+    played: int
+    rounds: int
+    stopped_by: str | None
+    """``stop file``, a signal's name, or None (its rounds done)."""
+    interrupted: bool
+
+
+class Ladder:
+    def __init__(
+        self,
+        config: LadderConfig,
+        *,
+        out: TextIO | None = None,
+        quiet: bool = False,
+        stop_file: Path | None = None,
+        rounds: int | None = None,
+    ) -> None:
+        self.config = config
+        self.out: TextIO | None = sys.stdout if out is None else out
+        self.quiet = quiet
+        self.stop_file = stop_file
+        self.rounds = rounds
+        self.stopping: str | None = None
+        self.signals_seen = 0
+        self.halt: RunStopped | None = None
+        self.played = 0
+        self.rounds_played = 0
+        self.in_flight = 0
+        self.start_failures = StartFailures()
+        self._executor: Executor | None = None
+
+    # -- output -----------------------------------------------------------------------------
+    def say(self, text: str, *, always: bool = False) -> None:
+        if self.out is None or (self.quiet and not always):
+            return
+        try:
+            print(text, file=self.out, flush=True)
+        except OSError:
+            self.out = None
+            self.stop("the output was closed")
+
+    def stop(self, why: str) -> None:
+        """No new game starts; the games in flight finish and are recorded."""
+        if self.stopping is None:
+            self.stopping = why
+            self.say(f"stopping ({why}): the {self.in_flight} game(s) in progress finish first", always=True)
+
+    def _stop_run(self, reason: RunStopped) -> None:
+        if self.halt is None:
+            self.halt = reason
+        self.stop(str(reason))
+
+    # -- the run ----------------------------------------------------------------------------
+    async def run(self) -> LadderResult:
+        config = self.config
+        if self.stop_file is not None and self.stop_file.exists():
+            raise RunStopped(f"the stop file {shown(self.stop_file)} exists: remove it to start the ladder")
+        config.output.mkdir(parents=True, exist_ok=True)
+        with FolderLock(config.output), LadderStore(config.store) as store:
+            self.store = store
+            if store.migrated_from not in (0, store.version()):
+                self.say(f"note: {shown(store.path)}: schema migrated from version {store.migrated_from}")
+            store.check_settings(config.name, config.settings())
+            entries = await self._entries(store)
+            if len(entries) < 2:
+                raise RunStopped("fewer than two bots can play: nothing to do")
+            self.entries = entries
+            games = dataclasses.replace(
+                config.games,
+                bots=tuple(dataclasses.replace(b, name=entries[b.name].label) for b in config.games.bots
+                           if b.name in entries),
+            )  # fmt: skip
+            self.settings = GameSettings.of(games, False)
+            self.games = games
+            config.logs.mkdir(exist_ok=True)
+            executor = self._executor = executor_for(
+                games, self.settings, config.logs, say=self.say, stop=self._stop_run
+            )
+            self.say(self._header(games, executor))
+            try:
+                await self._rounds(executor)
+            except BaseExceptionGroup as group:
+                error = single_error(group)
+                if isinstance(error, VastuzError):
+                    raise error from None
+                raise
+            for line in executor.summary():
+                self.say(line, always=True)
+            if not self.quiet:
+                self.say("\n" + await trio.to_thread.run_sync(status_text, config, store))
+        if self.halt is not None:
+            raise RunStopped(f"{self.halt}; every finished game is kept, run the ladder again to go on")
+        return LadderResult(
+            self.played,
+            self.rounds_played,
+            self.stopping,
+            self.stopping is not None and self.stopping != "stop file",
+        )
+
+    def _header(self, games: TournamentConfig, executor: Executor) -> str:
+        tc = games.time_control
+        clock = (
+            f"{tc.per_move:g} s per move"
+            if tc.per_move is not None
+            else f"{tc.main:g} s + {tc.increment:g} s"
+        )
+        c = self.config
+        return (
+            f"ladder {c.name}: {len(self.entries)} bots, board {games.board_size}, "
+            f"opening {games.opening.kind.value}, "
+            f"{clock}, {c.games_per_pairing} games per pairing a round, {executor.describe()}; "
+            f"store {shown(c.store)}"
+        )
+
+    async def _entries(self, store: LadderStore) -> dict[str, Entry]:
+        """Each bot's entry by its config name: decided on fingerprints first (a refusal
+        before any bot starts), then with the protocol answers of a start of each bot; a bot
+        that does not start is left out of this run."""
+        config = self.config
+        prints = {b.name: Identity(fingerprint(config.games.bot(b.name), b.program)) for b in config.bots}
+        decide(config, store.entries(), prints)
+        answers = await probe(GameSettings.of(config.games, False), config.games.bot_names)
+        identities = {}
+        for name, identity in prints.items():
+            answer = answers[name]
+            if isinstance(answer, str):
+                self.say(f"warning: bot {name} does not start ({answer}): it sits this run out", always=True)
+                continue
+            identities[name] = dataclasses.replace(identity, protocol_name=answer[0], version=answer[1])
+        playing = dataclasses.replace(config, bots=tuple(b for b in config.bots if b.name in identities))
+        actions = decide(playing, store.entries(), identities)
+        for action in actions:
+            if action.words is not None:
+                self.say(action.words)
+        return apply(store, playing, actions, identities)
+
+    async def _rounds(self, executor: Executor) -> None:
+        games_scope = trio.CancelScope()
+        async with trio.open_nursery() as guard:
+            guard.start_soon(self._watch_signals, games_scope)
+            if self.stop_file is not None:
+                guard.start_soon(self._watch_stop_file, self.stop_file)
+            try:
+                with games_scope:
+                    async with executor.running():
+                        while self.stopping is None and (
+                            self.rounds is None or self.rounds_played < self.rounds
+                        ):
+                            number, games, words = await trio.to_thread.run_sync(self._next_round)
+                            for line in words:
+                                self.say(line)
+                            await self._play(executor, games)
+                            if await trio.to_thread.run_sync(self.store.end_round, number):
+                                self.rounds_played += 1
+            finally:
+                guard.cancel_scope.cancel()
+
+    def _next_round(self) -> tuple[int, list[ScheduledGame], list[str]]:
+        """The unfinished round's games, else a new round's (stored before it is played),
+        and what to say about it. Blocking: run in a worker thread."""
+        store = self.store
+        mode = self.games.opening.kind
+        playing = {e.label for e in self.entries.values()}
+        last = store.last_round()
+        words = []
+        if last is not None and not last[1]:
+            number = last[0]
+            pending = store.pending(number, mode)
+            gone = [g.slot for g in pending if not set(g.bots) <= playing]
+            if gone:
+                store.cancel(gone)
+                words.append(
+                    f"round {number}: {len(gone)} game(s) cancelled: a bot of theirs does not play now"
+                )
+            pending = [g for g in pending if set(g.bots) <= playing]
+            if pending:
+                words.append(f"round {number} resumed: {len(pending)} game(s) to play")
+                return number, pending, words
+            store.end_round(number)
+        number = 1 if last is None else last[0] + 1
+        lines = rating_list(
+            store.results(),
+            sorted(playing),
+            anchor=anchor_of(self.config, self.entries),
+            min_games=self.config.min_games,
+            intervals=False,
+        )
+        by_label = {line.label: line for line in lines}
+        default = 0.0 if self.config.anchors == () else self.config.anchors[0].rating
+        ratings = finite_ratings({label: by_label[label].elo for label in playing}, default)
+        counts = {label: by_label[label].games for label in playing}
+        pairings = pair_round(number, ratings, counts, self.config.pairing)
+        games = round_games(
+            pairings,
+            self.config.games_per_pairing,
+            mode,
+            self.games.opening.openings,
+            index=store.scheduled(),
+        )
+        store.new_round(number, games)
+        words.append(f"round {number}: {pairings.words()}")
+        return number, games, words
+
+    async def _play(self, executor: Executor, games: Sequence[ScheduledGame]) -> None:
+        queue = list(games)
+        queue.reverse()
+
+        async def worker() -> None:
+            while self.stopping is None and queue:
+                batch = [queue.pop() for _ in range(min(executor.batch_size, len(queue)))]
+                self.in_flight += len(batch)
+                try:
+                    await executor.play(batch, self._record)
+                finally:
+                    self.in_flight -= len(batch)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(min(executor.slots, math.ceil(len(games) / executor.batch_size))):
+                nursery.start_soon(worker)
+
+    async def _record(self, played: Played, worker: str | None) -> None:
+        """Commit a finished game (it counts from then on), then say it."""
+        game, record = played.game, played.record
+        with trio.CancelScope(shield=True):
+            counted = await trio.to_thread.run_sync(self.store.commit, record)
+        if not counted:
+            self.say(f"note: {game.slot} arrived again (from {worker}); the first result is kept")
+            return
+        self.played += 1
+        for label, failure in played.starts:
+            cannot_start = self.start_failures.count(label, failure)
+            if cannot_start is not None:
+                self._stop_run(cannot_start)
+        self.say(game_line(game, record, worker))
+
+    async def _watch_stop_file(self, path: Path) -> None:
+        while not path.exists():
+            await trio.sleep(STOP_FILE_POLL)
+        self.stop("stop file")
+
+    async def _watch_signals(self, scope: trio.CancelScope) -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
+            async for signum in signals:
+                self.signals_seen += 1
+                name = signal.Signals(signum).name
+                if self.signals_seen == 1:
+                    self.stop(name)
+                elif self.signals_seen == 2:
+                    self.say(
+                        f"{name}: the games in progress are abandoned (the next run plays them)", always=True
+                    )
+                    scope.cancel()
+                elif self.signals_seen == 3:
+                    self.say(f"{name}: killing every bot now", always=True)
+                    self.executor_kill()
+                else:
+                    os._exit(130)
+
+    def executor_kill(self) -> None:
+        if self._executor is not None:
+            self._executor.kill_all()
+
+
+async def probe(
+    settings: GameSettings, names: Sequence[str]
+) -> dict[str, tuple[str | None, str | None] | str]:
+    """Start each bot once, all at once, for its ``name`` and ``version`` answers (and close
+    it); for a bot that does not start, why."""
+    out: dict[str, tuple[str | None, str | None] | str] = {}
+
+    async def one(name: str) -> None:
+        bot = BotProcess.of(settings.commands[name], settings.options(name))
+        async with trio.open_nursery() as nursery:
+            try:
+                await bot.start(nursery)
+                out[name] = (bot.name, bot.version)
+            except (BotFault, BotStartError, OSError) as exc:
+                out[name] = str(exc) or type(exc).__name__
+            finally:
+                with trio.CancelScope(shield=True):
+                    await bot.aclose()
+
+    async with trio.open_nursery() as nursery:
+        for name in names:
+            nursery.start_soon(one, name)
+    return out
+
+
+__all__ = ["Ladder", "LadderResult", "probe"]
