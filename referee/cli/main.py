@@ -29,6 +29,7 @@ from referee.cli.common import (
     EXIT_OK,
 )
 from referee.cli.export import add_export_parser
+from referee.cli.ladder import add_ladder_parser
 from referee.cli.match import add_match_parser
 from referee.cli.rules import add_rules_parser
 from referee.cli.serve import add_serve_parser
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_export_parser(subparsers)
     add_sprt_parser(subparsers)
     add_book_parser(subparsers)
+    add_ladder_parser(subparsers)
     add_serve_parser(subparsers)
     return parser
 
