@@ -38,7 +38,7 @@ from typing import Any, TextIO
 import trio
 
 from referee.errors import ResultsError, RunStopped, VastuzError, single_error
-from referee.play.records import GameSummary, Termination
+from referee.play.records import GameSummary
 from referee.ratings.report import Standings
 from referee.render.standings_text import render, summary_line
 from referee.tournament.config.values import TournamentConfig
@@ -161,7 +161,8 @@ class Tournament:
             games = plan.games({r.slot for r in played})
             # Games to play; None: the plan decides as it goes.
             to_play = games.remaining if games.available() else 0
-            progress = Progress(total=plan.total, resumed=games.resumed)
+            progress = Progress(total=plan.total, resumed=games.resumed, slots=self.executor.slots)
+            progress.seed(played)  # the forfeits so far
             self._header(progress)
             (self.folder / LOGS).mkdir(exist_ok=True)
             if to_play != 0:
@@ -302,11 +303,9 @@ class Tournament:
         summary = GameSummary.of(record)
         self.records.append(summary)
         self.plan.record(summary)
-        progress.played += 1
-        if record.termination is Termination.VOID:
-            progress.void += 1
+        progress.count(record)
         plan_lines = self.plan.after_game(self.standings_every)
-        for text in [*progress.lines(game_line(game, record, worker), self.plan.open_ended), *plan_lines]:
+        for text in [*progress.lines(game_line(game, record, worker), self.plan), *plan_lines]:
             self.say(text)
         self._game_recorded.set()
         self._game_recorded = trio.Event()

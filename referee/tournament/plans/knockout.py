@@ -277,6 +277,24 @@ class KnockoutPlan(Quiet):
         lines, self._lines = self._lines, []
         return lines
 
+    def state(self) -> str | None:
+        """The earliest round still playing: how many of its matches are decided, and the
+        score of each match in play (``knockout semi-finals: 1 of 2 decided; playing: a 1-0 b``)."""
+        matches = self.matches()
+        if matches[-1].winner is not None:
+            return f"knockout: {matches[-1].winner} has won"
+        number = min(m.round for m in matches if m.winner is None)
+        this = [m for m in matches if m.round == number]
+        decided = sum(1 for m in this if m.winner is not None)
+        playing = [
+            f"{m.a} {m.points_a:g}-{m.points_b:g} {m.b}"
+            for m in this
+            if m.winner is None and m.a is not None and m.b is not None
+        ]
+        return f"knockout {self.round_name(number)}: {decided} of {len(this)} decided" + (
+            f"; playing: {', '.join(playing)}" if playing else ""
+        )
+
     def end_lines(self) -> list[str]:
         final = self.matches()[-1]
         if final.winner is not None:

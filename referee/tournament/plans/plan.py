@@ -175,6 +175,11 @@ class Plan(Protocol):
         """The sequential test this plan runs, if any (for the standings and the page)."""
         ...
 
+    def state(self) -> str | None:
+        """Where the plan stands, for the run's progress line (a Swiss's round, a knockout's
+        bracket); None when the game counts say it all."""
+        ...
+
     def sections(self, recorded: Sequence[GameSummary]) -> list[Section]:
         """The kind's own parts of the standings of ``recorded`` (the latest record of each
         slot): a Swiss's tie-breaks, a knockout's bracket. Built from ``recorded`` alone, not
@@ -199,6 +204,9 @@ class Quiet:
         return []
 
     def test(self) -> TestView | None:
+        return None
+
+    def state(self) -> str | None:
         return None
 
     def sections(self, recorded: Sequence[GameSummary]) -> list[Section]:

@@ -265,6 +265,9 @@ class SprtSchedule:
             "same pairs (it stays finite and asymmetric near a perfect score), so the two differ",
         ]
 
+    def state(self) -> str | None:
+        return None  # its own line says where the test stands (after_game)
+
     def test(self) -> TestView:
         status = self.status()
         return TestView(

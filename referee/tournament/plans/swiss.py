@@ -358,6 +358,20 @@ class SwissPlan(Quiet):
         lines, self._lines = self._lines, []
         return lines
 
+    def state(self) -> str | None:
+        """``Swiss round 2 of 4: 3 of 6 games; bye: x``, or that the event is over."""
+        number = len(self.rounds)
+        if not number:
+            return None
+        if self.finished:
+            return f"Swiss: all {self.spec.rounds} rounds complete"
+        games = self.round_games(number)
+        played = sum(1 for g in games if g.slot in self.results)
+        bye = self.rounds[number - 1].bye
+        return f"Swiss round {number} of {self.spec.rounds}: {played} of {len(games)} games" + (
+            f"; bye: {bye}" if bye else ""
+        )
+
     def end_lines(self) -> list[str]:
         if self.finished:
             return [f"Swiss: final ranking: {self._leaders(len(self.rounds), final=True)}"]
