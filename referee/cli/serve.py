@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 from referee.cli.common import EXIT_OK, EXIT_USAGE, _count
 
 DEFAULT_PORT = 8080
+T = TypeVar("T")
 
 
 def add_serve_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -92,9 +95,10 @@ async def cmd_serve(args: argparse.Namespace) -> int:
         print(f"vastuz serve: {problem}", file=sys.stderr)
         return EXIT_USAGE
     from referee.errors import ConfigError, ResultsError
+    from referee.serve.address import check_host
     from referee.serve.app import Limits
     from referee.serve.bots import load_bots
-    from referee.serve.server import Settings, check_settings, say_bound, serve
+    from referee.serve.server import Settings, say_bound, serve
 
     roots = list(args.outputs) or [Path("results")]
     missing = [str(r) for r in roots if not r.is_dir()]
@@ -116,7 +120,7 @@ async def cmd_serve(args: argparse.Namespace) -> int:
         token=token,
         limits=Limits(max_clients=args.max_clients, max_games=args.max_games),
     )
-    problem = check_settings(settings)
+    problem = check_host(settings.host, settings.token)
     if problem is not None:
         print(f"vastuz serve: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -140,3 +144,51 @@ async def cmd_serve(args: argparse.Namespace) -> int:
         print(f"vastuz serve: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
+
+
+# ---------------------------------------------------------------------------- tournament --serve
+
+
+def add_serve_options(p: argparse.ArgumentParser) -> None:
+    """``--serve [HOST:]PORT`` and ``--serve-token`` of ``vastuz tournament``."""
+    p.add_argument(
+        "--serve",
+        type=_address,
+        metavar="[HOST:]PORT",
+        help="serve the run in the browser while it plays (as vastuz serve OUTPUT does, with its games "
+        "moving live); HOST defaults to 127.0.0.1; only the default in-process executor shows live games",
+    )
+    p.add_argument("--serve-token", metavar="TOKEN", help="with --serve on another host than this machine's")
+
+
+def _address(text: str) -> tuple[str, int]:
+    from referee.serve.address import parse_address
+
+    try:
+        return parse_address(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def serve_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--serve`` cannot be done as asked (checked before the run starts), or None."""
+    problem = missing_extra()
+    if problem is not None:
+        return problem
+    from referee.serve.address import check_host
+
+    host, _ = args.serve
+    token = args.serve_token
+    if token is not None and len(token) < 8:
+        return "--serve-token: a token needs at least 8 characters"
+    return check_host(host, token)
+
+
+async def served(args: argparse.Namespace, folder: Path, work: Callable[[], Awaitable[T]]) -> T:
+    """``work`` (the tournament) with the server of ``--serve`` beside it."""
+    from referee.serve.runs import run_name
+    from referee.serve.server import Settings, serve_while
+
+    host, port = args.serve
+    settings = Settings(roots=[folder], host=host, port=port, token=args.serve_token)
+    return await serve_while(settings, run_name(folder), work, lambda line: print(line, flush=True))

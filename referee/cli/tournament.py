@@ -17,6 +17,7 @@ from referee.cli.common import (
     _count,
     _count_or_zero,
 )
+from referee.cli.serve import add_serve_options, serve_problem, served
 from referee.errors import ClusterError, ConfigError, VastuzError
 from referee.text import printable
 from referee.tournament.config.checks import dask_address
@@ -88,6 +89,7 @@ def add_tournament_parser(subparsers: argparse._SubParsersAction[argparse.Argume
         help="take results found without a tournament.json (deleted?) as this config's, after checking "
         "every game against its schedule",
     )
+    add_serve_options(p)
     p.set_defaults(handler=cmd_tournament)
 
 
@@ -165,6 +167,10 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
         print(f"vastuz tournament: {executor}", file=sys.stderr)
         return EXIT_USAGE
     config = dataclasses.replace(config, executor=executor)
+    problem = None if args.serve is None else serve_problem(args)
+    if problem is not None:
+        print(f"vastuz tournament: --serve: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     if args.check:
         from referee.tournament.executors.batch import GameSettings
         from referee.tournament.executors.choose import executor_for
@@ -197,7 +203,9 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
             transcripts=args.transcripts,
             adopt=args.adopt,
         )
-        result = await tournament.run()
+        result = await (
+            tournament.run() if args.serve is None else served(args, config.output, tournament.run)
+        )
     except ClusterError as exc:  # Dask missing, a wrong address, a worker without a bot
         print(f"vastuz tournament: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -71,6 +71,11 @@ def _found(root: Path, depth: int) -> list[Path]:
     return [run for child in children if child.name != "logs" for run in _found(child, depth + 1)]
 
 
+def run_name(folder: Path) -> str:
+    """The name of a results folder in URLs (the first of its name; others get -2, -3)."""
+    return _UNSAFE.sub("-", folder.resolve().name).strip("-.") or "run"
+
+
 def find_runs(roots: list[Path]) -> list[Run]:
     """Every results folder at or under ``roots`` (at most :data:`MAX_DEPTH` deep), each
     once, named uniquely."""
@@ -83,7 +88,7 @@ def find_runs(roots: list[Path]) -> list[Run]:
             if real in seen:
                 continue
             seen.add(real)
-            base = _UNSAFE.sub("-", folder.resolve().name).strip("-.") or "run"
+            base = run_name(folder)
             name, k = base, 2
             while name in names:
                 name, k = f"{base}-{k}", k + 1

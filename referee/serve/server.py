@@ -4,7 +4,6 @@ people's games in the same nursery. Nothing here starts a thread."""
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
@@ -17,6 +16,7 @@ import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve as hypercorn_serve
 
+from referee.serve.address import is_loopback
 from referee.serve.app import Limits, Server, build_app
 from referee.serve.bots import ServedBot
 from referee.serve.human import HumanGames
@@ -25,15 +25,6 @@ from referee.tournament.store.files import RESULTS
 from referee.tournament.store.results import FolderLock, ResultsFile
 
 T = TypeVar("T")
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass
@@ -78,29 +69,6 @@ async def serve(
             nursery.start_soon(feed.publish)
             bound = await nursery.start(hypercorn_serve, build_app(server), config)
             task_status.started(bound)
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    """``[HOST:]PORT`` -> (host, port); ValueError with the reason."""
-    host, _, port = text.rpartition(":")
-    try:
-        number = int(port)
-    except ValueError:
-        raise ValueError(f"expected [HOST:]PORT, got {text!r}") from None
-    if not 0 <= number <= 65535:
-        raise ValueError(f"a port is 0..65535, got {number}")
-    return (host.strip("[]") or "127.0.0.1"), number
-
-
-def check_settings(settings: Settings) -> str | None:
-    """Why the server must not start as asked (another host without a token), or None."""
-    if not is_loopback(settings.host) and not settings.token:
-        return (
-            f"serving on {settings.host} (not this machine's loopback) lets anyone who can reach it "
-            "start games and bots: give --token TOKEN (or --token-file FILE), which every request that "
-            "starts or plays a game must carry"
-        )
-    return None
 
 
 def say_bound(bound: list[str], token: bool) -> str:

@@ -1,0 +1,226 @@
+"""``vastuz serve`` in a real headless Chromium (selenium), against the real server process:
+the standings page of a finished run, a whole game against the random bot played by
+clicking the board's points (steals by clicking too) to its end with its record in the
+results folder, and the live page following a running ``vastuz tournament --serve``.
+Skipped, with the reason, only when Chromium, chromedriver or the serve extra is missing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from serving import ROOT, Served, bots_file, finished_run, serving
+
+from referee.engine import Position
+from referee.tournament.store.results import ResultsFile
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+webdriver = pytest.importorskip(
+    "selenium.webdriver", reason="selenium is not installed (pip install selenium)"
+)
+pytest.importorskip("hypercorn", reason="vastuz serve needs its extra: pip install -e '.[serve]'")
+if CHROMIUM is None or CHROMEDRIVER is None:
+    pytest.skip(
+        "Chromium is not installed: apt-get install chromium chromium-driver (.ci/run does)",
+        allow_module_level=True,
+    )
+
+from selenium.webdriver import Chrome as WebDriver  # noqa: E402
+from selenium.webdriver import ChromeOptions, ChromeService  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
+    options = ChromeOptions()
+    options.binary_location = CHROMIUM or ""
+    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                "--window-size=1400,1000",
+                f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):  # fmt: skip
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = WebDriver(options=options, service=ChromeService(executable_path=CHROMEDRIVER or ""))
+    try:
+        yield drv
+    finally:
+        drv.quit()
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("serve-browser")
+    finished_run(base / "runs" / "finished")
+    bots_file(base)
+    return base
+
+
+@pytest.fixture(scope="module")
+def served(folder: Path) -> Iterator[Served]:
+    with serving(
+        str(folder / "runs"), "--bots", str(folder / "bots.yaml"), "--human-results", str(folder / "human"),
+        cwd=folder,
+    ) as server:  # fmt: skip
+        yield server
+
+
+def console_errors(driver: WebDriver) -> list[str]:
+    entries: list[dict[str, Any]] = driver.get_log("browser")  # type: ignore[no-untyped-call]
+    return [e["message"] for e in entries if e["level"] == "SEVERE" and "favicon" not in e["message"]]
+
+
+def until(check: Callable[[], Any], what: str, limit: float = 30.0) -> Any:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"never: {what}")
+
+
+def data(driver: WebDriver, key: str) -> str:
+    value: str = driver.execute_script(f"return document.body.dataset.{key} || ''")
+    return value
+
+
+def test_the_standings_page_of_a_finished_run(driver: WebDriver, served: Served) -> None:
+    driver.get(served.url + "/")
+    link = until(lambda: driver.find_elements(By.CSS_SELECTOR, 'a[href="/runs/finished/"]'), "the run's link")
+    link[0].click()
+    until(lambda: data(driver, "ready") == "1", "the standings page is ready")
+    names = {e.text for e in driver.find_elements(By.CSS_SELECTOR, "table td")}
+    assert {"alpha", "beta", "gamma", "<b>x</b>"} <= names  # bot text shown as text
+    assert not driver.find_elements(By.CSS_SELECTOR, "table b")
+    assert "in progress" not in driver.page_source
+    assert driver.find_elements(By.CSS_SELECTOR, '#board [data-point="c3"]')  # a replay's board
+    assert not console_errors(driver)
+
+
+def stones(driver: WebDriver) -> dict[str, str]:
+    return {
+        e.get_attribute("data-point") or "": e.get_attribute("data-color") or ""
+        for e in driver.find_elements(By.CSS_SELECTOR, "#board .stone")
+    }
+
+
+def click_a_turn(driver: WebDriver) -> None:
+    """Click a legal placement, then each steal the page offers (a red stone, a blue point)."""
+    version = data(driver, "version")
+    pass_button = driver.find_element(By.CSS_SELECTOR, '[data-action="pass"]')
+    if pass_button.is_displayed():
+        pass_button.click()
+    else:
+        legal = driver.find_elements(By.CSS_SELECTOR, "#board .hit.legal")
+        assert legal, "your turn, and no legal point is shown"
+        legal[len(legal) // 2].click()
+    while True:
+        state = until(
+            lambda: (
+                "moved"
+                if data(driver, "version") != version
+                else "steal"
+                if driver.find_elements(By.CSS_SELECTOR, "#board .hit.from")
+                else None
+            ),
+            "the turn goes in or a steal is offered",
+        )
+        if state == "moved":
+            return
+        driver.find_elements(By.CSS_SELECTOR, "#board .hit.from")[0].click()
+        until(lambda: driver.find_elements(By.CSS_SELECTOR, "#board .hit.to"), "the steal's targets")
+        driver.find_elements(By.CSS_SELECTOR, "#board .hit.to")[0].click()
+
+
+def test_a_whole_game_against_the_random_bot_by_clicking(
+    driver: WebDriver, served: Served, folder: Path
+) -> None:
+    driver.get(served.url + "/play")
+    until(lambda: data(driver, "ready") == "1", "the form")
+    Select(driver.find_element(By.ID, "bot")).select_by_value("random")
+    Select(driver.find_element(By.ID, "size")).select_by_value("5")
+    name = driver.find_element(By.ID, "name")
+    name.clear()
+    name.send_keys("clicker")
+    driver.find_element(By.CSS_SELECTOR, '[data-action="start"]').click()
+    until(lambda: "/play/human-" in driver.current_url, "the game's page")
+    game_id = driver.current_url.rsplit("/", 1)[1]
+    steals = 0
+    for _ in range(200):
+        until(lambda: data(driver, "status") == "over" or data(driver, "asked") == "turn", "your turn", 60)
+        if data(driver, "status") == "over":
+            break
+        before = driver.find_element(By.ID, "turn-so-far").text
+        click_a_turn(driver)
+        steals += "," in before
+    assert data(driver, "status") == "over"
+    assert "game over" in driver.find_element(By.ID, "status").text
+    record = next(
+        r for r in ResultsFile(folder / "human" / "results.jsonl").load().records if r.game_id == game_id
+    )
+    assert record.labels == ("clicker", "random") and record.termination.value == "score"
+    pos = Position.new(5)
+    for turn in record.turns:
+        pos = pos.play(turn.turn)
+    shown = stones(driver)
+    assert shown == {**{p: "black" for p in pos.stones("b")}, **{p: "white" for p in pos.stones("w")}}
+    page_turns = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#turns li")]
+    assert page_turns == [t.turn for t in record.turns]
+    assert not console_errors(driver)
+
+
+def test_the_live_page_follows_a_running_tournament(driver: WebDriver, folder: Path, tmp_path: Path) -> None:
+    config = tmp_path / "live.yaml"
+    config.write_text(
+        "name: live\nboard_size: 5\nopening: pie\ntime_control: {per_move: 0.15}\n"
+        "schedule: {kind: round_robin, games_per_pair: 2}\nconcurrency: 1\n"
+        f"output: {tmp_path / 'out'}\n"
+        "bots:\n"
+        f"  - name: mcts\n    command: {sys.executable} -m sample_bots.mcts_bot --seed 1\n    cwd: {ROOT}\n"
+        f"  - name: random\n    command: {sys.executable} -m sample_bots.random_bot\n    cwd: {ROOT}\n",
+        encoding="utf-8",
+    )
+    run = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "tournament", str(config), "--serve", "127.0.0.1:0"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    try:
+        assert run.stdout is not None
+        line = run.stdout.readline()
+        assert line.startswith("serving on http://127.0.0.1:"), line
+        url = line.split()[2]
+        driver.get(url + "/live")
+        until(lambda: data(driver, "ready") == "1", "the live page connects")
+        game = until(lambda: driver.find_elements(By.CSS_SELECTOR, ".live-game"), "a game in progress")[0]
+        seen = set()
+        for _ in range(3):  # the board moves turn by turn, without a reload
+            turns = until(lambda: int(game.get_attribute("data-turns") or 0) not in seen and
+                          int(game.get_attribute("data-turns") or 0), "the next turn")  # fmt: skip
+            seen.add(turns)
+            assert game.find_elements(By.CSS_SELECTOR, ".stone")
+        assert "mcts" in game.find_element(By.CSS_SELECTOR, "h3").text
+        assert "score" in game.find_element(By.CSS_SELECTOR, ".info").text
+        assert not console_errors(driver)
+    finally:
+        run.send_signal(signal.SIGINT)
+        try:
+            run.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            run.wait()
+        assert run.stdout is not None and run.stderr is not None
+        run.stdout.close()
+        errors = run.stderr.read()
+        run.stderr.close()
+    assert "Traceback" not in errors, errors[-3000:]
