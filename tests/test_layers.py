@@ -25,6 +25,7 @@ LAYERS = [
     "referee.ratings",
     "referee.render",
     "referee.tournament",
+    "referee.ladder",
     "referee.tools",
     "referee.serve",
     "referee.cli",

@@ -24,6 +24,7 @@ ACTIONS = ("status", "export")
 def add_ladder_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "ladder",
+        usage="vastuz ladder [options] [status | export [--out DIR]] LADDER.yaml",
         help="run a persistent ladder (rounds forever, rated continuously), or show or export one",
         description=(
             "vastuz ladder LADDER.yaml: play round after round over the ladder's store (an SQLite file "
