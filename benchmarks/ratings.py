@@ -26,6 +26,10 @@ is passed on as ``bootstrap``), and the table gives:
   estimate shows up here; the target is 0.
 - ``bounds``: the share of lines that are bounds (see below).
 - ``width``: the mean width of the bots' finite intervals.
+- ``estimates``: ``bots cover`` over the lines that are not bounds only.
+- ``every gap``: the coverage of the interval of every pair of bots' gap (each connected
+  group's, by the same fit), pairs fixed before the games rather than chosen by the
+  leaderboard: the contrast a 95% interval is a statement about.
 
 How a bound is judged. When the maximum-likelihood rating is infinite (a bot, or a set of
 bots, won or lost everything against part of the field), the report's line is a bound: its
@@ -40,10 +44,11 @@ its interval by definition and is not counted in ``at end``.
 The target for both coverage columns is 92-98% in every design; with 300 repetitions a rate
 is good to about 1.3 points either way, so ``exact`` computes the smallest design's over
 every outcome of its games instead. Two designs sit above the window by construction, not
-by wide intervals: the neighbour gaps of equal bots (neighbours are the pairs the estimates
-put closest, so their gap is nearer 0 than a random pair's) and two bots far apart (about
-half the matches are sweeps, and a sweep's bound, honest at the 2.5% level for a gap near
-it, holds a much larger true gap every time).
+by wide intervals, and the two last columns show it: the neighbour gaps of equal bots
+(neighbours are the pairs the estimates put closest, so their gap is nearer 0 than a random
+pair's; ``every gap`` is at 95%) and two bots far apart (about half the matches are sweeps,
+and a sweep's bound, honest at the 2.5% level for a gap near it, holds a much larger true
+gap every time, as any bound the data allow would; ``estimates`` is at 95%).
 
 LOS on the designs: for every neighbour gap of every repetition, the report's LOS (the
 likelihood that the upper bot is truly stronger) against the truth: ``LOS>=95%`` and
@@ -89,7 +94,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from referee.play.records import Termination
 from referee.ratings.elo import GameResult, compute_ratings, elo_from_score, expected_score, pentanomial
 from referee.ratings.fit import ELO_PER_NAT, fit_strengths
+from referee.ratings.groups import GroupFit, connected_groups
 from referee.ratings.report import standings
+from referee.ratings.units import outcome_counts, totals
 
 
 @dataclass(frozen=True)
@@ -192,7 +199,9 @@ class Tally:
 @dataclass
 class DesignResult:
     bots: Tally = field(default_factory=Tally)
+    estimated: Tally = field(default_factory=Tally)  # the bots' lines that are not bounds
     gaps: Tally = field(default_factory=Tally)
+    every_gap: Tally = field(default_factory=Tally)  # every pair of bots, chosen before the games
     per_bot: dict[str, Tally] = field(default_factory=dict)
     lines: int = 0
     at_end: int = 0
@@ -257,6 +266,8 @@ def coverage(design: Design, sim: Sim, reps: int, draws: int) -> DesignResult:
             out.bots.add(x.low, x.high, truth)
             out.per_bot[x.name].add(x.low, x.high, truth)
             out.lines += 1
+            if x.bound is None:
+                out.estimated.add(x.low, x.high, truth)
             if x.bound is not None:
                 out.bounds += 1
             elif _at_end(x.elo, x.low, x.high):
@@ -271,6 +282,38 @@ def coverage(design: Design, sim: Sim, reps: int, draws: int) -> DesignResult:
             elif _at_end(gap.elo, gap.low, gap.high):
                 out.at_end += 1
             out.los.append((gap.los, 1.0 if truth > 0 else 0.5 if truth == 0 else 0.0))
+        for (a, b), (low, high) in every_gap(games, sorted(design.true)).items():
+            out.every_gap.add(low, high, truth_of[a] - truth_of[b])
+    return out
+
+
+def every_gap(games: Sequence[GameResult], names: list[str]) -> dict[tuple[str, str], tuple[float, float]]:
+    """The 95% interval of every pair of bots' gap (``a`` minus ``b``, ``a`` before ``b`` by
+    name) in each connected group, by the fit :func:`compute_ratings` uses. The leaderboard
+    shows only neighbour gaps, which the estimates choose (for equal bots, the pairs drawn
+    closest); a pair fixed before the games is the contrast a 95% interval is about."""
+    index = {name: k for k, name in enumerate(names)}
+    pairing_index: dict[tuple[int, int], int] = {}
+    for g in games:
+        i, j = sorted((index[g.a], index[g.b]))
+        pairing_index.setdefault((i, j), len(pairing_index))
+    pairings = list(pairing_index)
+    counts = outcome_counts(games, index, pairing_index)
+    points, played = totals(counts)
+    out = {}
+    for component in connected_groups(len(names), pairings):
+        if not component.pairings:
+            continue
+        local = {m: p for p, m in enumerate(component.members)}
+        pairs = [
+            (local[pairings[k][0]], local[pairings[k][1]], points[k], played[k]) for k in component.pairings
+        ]
+        fit = GroupFit(
+            len(local), pairs, [counts[k] for k in component.pairings], None, intervals=True, confidence=0.95
+        )
+        for a, b in itertools.combinations(component.members, 2):
+            line = fit.gap(local[a], local[b])
+            out[(names[a], names[b])] = (line.low * ELO_PER_NAT, line.high * ELO_PER_NAT)
     return out
 
 
@@ -471,7 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def covers() -> None:
         print(
             f"  {'design':<45} {'reps':>5} {'bots cover':>17} {'gaps cover':>10} {'at end':>7} "
-            f"{'bounds':>7} {'width':>6} {'shift':>6}"
+            f"{'bounds':>7} {'width':>6} {'shift':>6} {'estimates':>9} {'every gap':>9}"
         )
         for design in designs:
             res = result(design)
@@ -483,7 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(
                 f"  {design.name:<45} {args.reps:>5} {res.bots.rate:>6.1f}% {_range(res.per_bot):>9} "
                 f"{res.gaps.rate:>9.1f}% {100 * res.at_end / lines:>6.1f}% {100 * res.bounds / lines:>6.1f}% "
-                f"{width:>6.0f} {shift:>6.1f}",
+                f"{width:>6.0f} {shift:>6.1f} {res.estimated.rate:>8.1f}% {res.every_gap.rate:>8.1f}%",
                 flush=True,
             )
 
