@@ -6,6 +6,7 @@ what the user wrote (quoted at most a line long: a value may be an alias bomb)."
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 from collections.abc import Sequence
@@ -175,6 +176,50 @@ class FieldChecks:
         if not text.strip():
             self.fail(key, "expected a path, got an empty string")
         return (self.base_dir / Path(text).expanduser()).resolve()
+
+    def rated_seeds(self, value: object, key: str, names: Sequence[str]) -> tuple[str, ...]:
+        """``seeds: {rating: FILE}``: the bots ordered by their Elo in ``FILE``, a
+        ``standings.json`` of an earlier run (or its folder), strongest first; a bound counts
+        as beyond every estimate (``> X`` first, ``< X`` last); bots it does not rate follow
+        in config order. Read once, when the config is loaded: the order is kept in the
+        run's fingerprint, so a resume does not depend on the file staying the same."""
+        path = self.path(value, key)
+        if path.is_dir():
+            path = path / "standings.json"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            self.fail(key, f"no such file: {path} (expected an earlier run's standings.json, or its folder)")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.fail(key, f"cannot read {path}: {exc}")
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            self.fail(
+                key,
+                f"{path}: not JSON ({exc}); expected a standings.json (`vastuz report DIR --format json`)",
+            )
+        bots = data.get("bots") if isinstance(data, dict) else None
+        if not isinstance(bots, list):
+            self.fail(key, f"{path}: not a standings.json (no `bots` list of ratings)")
+        rating: dict[str, float] = {}
+        for entry in bots:
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                continue
+            elo, bound = entry.get("elo"), entry.get("elo_bound")
+            if bound in ("lower", "upper"):
+                rating[entry["name"]] = math.inf if bound == "lower" else -math.inf
+            elif isinstance(elo, (int, float)) and not isinstance(elo, bool) and math.isfinite(elo):
+                rating[entry["name"]] = float(elo)
+        rated = [n for n in names if n in rating]
+        if not rated:
+            self.fail(
+                key,
+                f"{path} rates none of this config's bots ({', '.join(names)})"[:300]
+                + (f"; it rates {', '.join(sorted(rating))}"[:200] if rating else ""),
+            )
+        ranked = sorted(rated, key=lambda n: -rating[n])  # stable: ties in config order
+        return (*ranked, *(n for n in names if n not in rating))
 
     def elo_value(self, value: object, path: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):

@@ -50,6 +50,10 @@ class Checks(Protocol):
 
     def challengers(self, value: object, names: tuple[str, ...]) -> tuple[str, ...]: ...
 
+    def rated_seeds(self, value: object, key: str, names: Sequence[str]) -> tuple[str, ...]:
+        """The bots by their ratings in the standings file ``value`` names, strongest first."""
+        ...
+
 
 def even(checks: Checks, value: object, key: str, why: str, *, minimum: int = 2) -> int:
     """An even integer from ``minimum`` up to :data:`MAX_SCHEDULE_GAMES`."""

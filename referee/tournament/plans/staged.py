@@ -84,13 +84,29 @@ def pairing_games(
     return games
 
 
+SEEDS_FORMS = "`config`, a list of the bots' names (strongest first) or `{rating: STANDINGS}`"
+
+
 def seed_order(checks: Checks, value: object, path: str, names: tuple[str, ...]) -> tuple[str, ...]:
-    """``seeds``: ``config`` (the config's order) or a list of bot names, strongest first;
-    bots it leaves out follow in config order."""
+    """``seeds``: ``config`` (the config's order), a list of bot names, strongest first
+    (bots it leaves out follow in config order), or ``{rating: FILE}``: by the ratings of an
+    earlier run's ``standings.json`` (or its folder; see
+    :meth:`~referee.tournament.config.checks.FieldChecks.rated_seeds`)."""
     if value == "config":
         return names
+    if value == "rating":
+        checks.fail(
+            path,
+            "`rating` needs the ratings to seed by: `seeds: {rating: results/NAME/standings.json}` (an "
+            "earlier run's standings, or its folder)",
+        )
+    if isinstance(value, dict):
+        spec = checks.mapping(value, path, ("rating",), what="a mapping {rating: STANDINGS}")
+        if "rating" not in spec:
+            checks.fail(f"{path}.rating", "missing: the standings.json (or results folder) to seed by")
+        return checks.rated_seeds(spec["rating"], f"{path}.rating", names)
     if not isinstance(value, list):
-        checks.fail(path, f"expected `config` or a list of the bots' names, got {value!r}"[:200])
+        checks.fail(path, f"expected {SEEDS_FORMS}, got {value!r}"[:240])
     order: list[str] = []
     for k, item in enumerate(value):
         name = checks.string(item, f"{path}[{k}]")
