@@ -288,7 +288,7 @@ SCHEDULE = Key(
         "`{kind, games_per_pair, rounds, challengers}`, an SPRT `{kind: sprt, elo0, elo1, alpha, beta, "
         "model, max_games}`, `{kind: adaptive, games, floor}`, a Swiss `{kind: swiss, rounds, "
         "games_per_pairing, seeds, tie_breaks}` or a knockout `{kind: knockout, games_per_match, seeds, "
-        "tiebreak_pairs}`"
+        "tiebreak_pairs}` (`seeds`: `config`, a list of names or `{rating: STANDINGS}`)"
     ),
     default={},
     shown=f"round robin, {DEFAULT_GAMES_PER_PAIR} games per pair, 1 round",

@@ -4,7 +4,9 @@ games in colour-reversed couples, the winner going on.
 The bracket has room for the next power of two of bots, seeded the usual way (8 places:
 1-8, 4-5, 2-7, 3-6, so seeds 1 and 2 can meet only in the final); the places past the
 number of bots are byes, which fall to the top seeds, who go through without a game. The
-seeds are the config's order unless ``seeds`` lists the bots (strongest first).
+seeds are the config's order unless ``seeds`` lists the bots (strongest first) or
+names an earlier run's ratings (``{rating: STANDINGS}``, resolved to a list when the config
+is loaded: :func:`~.staged.seed_order`).
 
 A match is won on game points. A match level after its games is decided by further
 couples, one at a time, up to ``tiebreak_pairs`` of them (default 2); a match still level

@@ -5,7 +5,7 @@ couples.
 Pairing (Dutch-style, deterministic, no randomness):
 
 * The bots are ranked by points so far, then by their seed (the config's order, or
-  ``seeds``). Round 1 is therefore top half against bottom half in seed order (8 bots:
+  ``seeds``: a list, or an earlier run's ratings, see :func:`~.staged.seed_order`). Round 1 is therefore top half against bottom half in seed order (8 bots:
   1-5, 2-6, 3-7, 4-8), as FIDE's Dutch system pairs a first round.
 * With an odd number of bots, the bye goes to the lowest-ranked bot that has not had one;
   it scores as a won pairing (``games_per_pairing`` points) and plays no game.
