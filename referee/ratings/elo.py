@@ -39,14 +39,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 from referee.ratings.fit import ELO_PER_NAT
 from referee.ratings.groups import Group, GroupFit, Line, connected_groups
 from referee.ratings.model import GameResult, elo_from_score, expected_score, los
 from referee.ratings.pentanomial import Pentanomial, pentanomial
-from referee.ratings.units import outcome_counts, totals
+from referee.ratings.units import CLASS_POINTS, OutcomeCounts, outcome_counts, totals
 
 __all__ = [
     "GameResult",
@@ -54,6 +54,7 @@ __all__ = [
     "Pentanomial",
     "Rating",
     "Ratings",
+    "RunningCounts",
     "compute_ratings",
     "elo_from_score",
     "expected_score",
@@ -196,18 +197,130 @@ def compute_ratings(
     any other value for the intervals; ``seed`` is not used.
     """
     del seed  # nothing is sampled
+    _check(bootstrap, confidence)
+    names = _bot_names(games, bots)
+    index = {name: k for k, name in enumerate(names)}
+    tally = _Tally.of(games, index)
+    counts = outcome_counts(games, index, tally.pairing_index)
+    return _rate(names, tally, counts, anchor, anchor_rating, bootstrap, confidence)
+
+
+class RunningCounts:
+    """The counts :func:`compute_ratings` fits, kept as games arrive, so the ratings after
+    every game so far cost the fit alone, not a pass over the games: :meth:`ratings` is
+    ``compute_ratings(games so far, ...)`` exactly (the same counts, summed in the same
+    order, fitted by the same code). A rating history at many points of a long run is then
+    one pass over its games (:func:`referee.ratings.history.rating_history`)."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+        self._wins: dict[str, int] = {}
+        self._draws: dict[str, int] = {}
+        self._losses: dict[str, int] = {}
+        self._points: dict[str, float] = {}
+        # Pairings in first-played order, each as (u, v) in the order first seen; their
+        # units' counts by class, as points of u (turned round for the fit when v comes first).
+        self._pairings: dict[frozenset[str], tuple[str, str]] = {}
+        self._counts: dict[tuple[str, str], list[int]] = {}
+        self._keyed: dict[Hashable, list[GameResult]] = {}
+
+    def add(self, game: GameResult) -> None:
+        """Count one more game (in the order they were played)."""
+        a, b = game.a, game.b
+        for name in (a, b):
+            if name not in self.seen:
+                self.seen.add(name)
+                self._wins[name] = self._draws[name] = self._losses[name] = 0
+                self._points[name] = 0.0
+        self._points[a] += game.score_a
+        self._points[b] += game.score_b
+        if game.score_a == 0.5:
+            self._draws[a] += 1
+            self._draws[b] += 1
+        else:
+            winner, loser = (a, b) if game.score_a == 1.0 else (b, a)
+            self._wins[winner] += 1
+            self._losses[loser] += 1
+        pairing = self._pairings.setdefault(frozenset((a, b)), (a, b))
+        self._counts.setdefault(pairing, [0] * len(CLASS_POINTS))
+        if game.pair is None:
+            self._units([game], 1)
+            return
+        members = self._keyed.setdefault(game.pair, [])
+        self._units(members, -1)  # a key's units change with each of its games (units.py)
+        members.append(game)
+        self._units(members, 1)
+
+    def _units(self, members: list[GameResult], sign: int) -> None:
+        """Add (``sign`` 1) or take back (-1) the units of one pair key's games."""
+        if len(members) == 2 and {members[0].a, members[0].b} == {members[1].a, members[1].b}:
+            u, v = self._pairings[frozenset((members[0].a, members[0].b))]
+            points = sum(g.score_a if g.a == u else g.score_b for g in members)
+            self._counts[(u, v)][3 + round(2 * points)] += sign
+            return
+        for g in members:
+            u, v = self._pairings[frozenset((g.a, g.b))]
+            self._counts[(u, v)][round(2 * (g.score_a if g.a == u else g.score_b))] += sign
+
+    def ratings(
+        self,
+        bots: Sequence[str] | None = None,
+        *,
+        anchor: str | None = None,
+        anchor_rating: float = 0.0,
+        bootstrap: int = 1000,
+        confidence: float = 0.95,
+    ) -> Ratings:
+        """``compute_ratings`` of the games so far with these arguments."""
+        if bots is None:
+            names = sorted(self.seen)
+        else:
+            names = _bot_names([], bots)
+            unknown = sorted(self.seen - set(names))
+            if unknown:
+                raise ValueError(f"a game names bot {unknown[0]!r}, which is not among the rated bots")
+        index = {name: k for k, name in enumerate(names)}
+        tally = _Tally(
+            [self._wins.get(n, 0) for n in names],
+            [self._draws.get(n, 0) for n in names],
+            [self._losses.get(n, 0) for n in names],
+            [self._points.get(n, 0.0) for n in names],
+            [],
+            {},
+        )
+        counts: OutcomeCounts = []
+        for u, v in self._pairings.values():
+            iu, iv = index[u], index[v]
+            tally.pairing_index[(min(iu, iv), max(iu, iv))] = len(tally.pairings)
+            tally.pairings.append((min(iu, iv), max(iu, iv)))
+            row = self._counts[(u, v)]
+            # Classes as points of the lower-indexed bot: v's are u's turned round.
+            counts.append(list(row) if iu < iv else [*reversed(row[:3]), *reversed(row[3:])])
+        return _rate(names, tally, counts, anchor, anchor_rating, bootstrap, confidence)
+
+
+def _check(bootstrap: int, confidence: float) -> None:
     if bootstrap < 0:
         raise ValueError(f"bootstrap must be 0 or more, got {bootstrap}")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
-    names = _bot_names(games, bots)
+
+
+def _rate(
+    names: list[str],
+    tally: _Tally,
+    counts: OutcomeCounts,
+    anchor: str | None,
+    anchor_rating: float,
+    bootstrap: int,
+    confidence: float,
+) -> Ratings:
+    """The leaderboard of the counted games (the steps of :func:`compute_ratings`)."""
+    _check(bootstrap, confidence)
     index = {name: k for k, name in enumerate(names)}
     if anchor is not None and anchor not in index:
         raise ValueError(f"anchor bot {anchor!r} is not among the rated bots")
     anchor_index = index[anchor] if anchor is not None else None
-
-    tally = _Tally.of(games, index)
-    counts = outcome_counts(games, index, tally.pairing_index)
     points, played = totals(counts)
     components = [c for c in connected_groups(len(names), tally.pairings) if c.pairings]
     fits = []

@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 
 from referee.play.records import GameSummary
-from referee.ratings.elo import compute_ratings
+from referee.ratings.elo import RunningCounts
 from referee.ratings.report import game_result
 from referee.ratings.sprt import Sprt
 
@@ -39,14 +39,17 @@ def rating_history(
     step = max(1, len(results) // checkpoints)
     ends = sorted({*range(step, len(results) + 1, step), len(results)})
     out = []
+    counts = RunningCounts()  # each prefix's fit without a pass over it
+    done = 0
     for end in ends:
-        prefix = results[:end]
-        played = {n for r in prefix for n in (r.a, r.b)}
-        fixed = anchor if anchor in played else None
-        bots = [n for n in names if n in played]
-        fit = compute_ratings(prefix, bots, anchor=fixed, anchor_rating=anchor_rating, bootstrap=0)
+        for game in results[done:end]:
+            counts.add(game)
+        done = end
+        fixed = anchor if anchor in counts.seen else None
+        bots = [n for n in names if n in counts.seen]
+        fit = counts.ratings(bots, anchor=fixed, anchor_rating=anchor_rating, bootstrap=0)
         if any(r.bound is not None for r in fit.ratings):
-            fit = compute_ratings(prefix, bots, anchor=fixed, anchor_rating=anchor_rating)
+            fit = counts.ratings(bots, anchor=fixed, anchor_rating=anchor_rating)
         point = {}
         for r in fit.ratings:
             value = r.low if r.bound == "lower" else r.high if r.bound == "upper" else r.elo

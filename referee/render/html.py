@@ -22,7 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
@@ -178,28 +178,29 @@ def _sha256(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
 
 
-def game_page(
-    records: Sequence[GameRecord],
+def game_json(record: GameRecord) -> str:
+    """One game's entry of the page's ``games`` list, as the page embeds it: the page's
+    data is its style and boards around these entries, so a page can be written one game
+    at a time (and an entry computed once, when its game ends)."""
+    return _script_json(game_data(record))
+
+
+def page_frame(
+    sizes: Iterable[int],
     *,
     title: str,
     before: str = "",
     refresh_seconds: int | None = None,
     extra_css: str = "",
-) -> str:
-    """The replay page of ``records`` (one game or a whole results file) as HTML text.
-
-    ``before`` is trusted markup (the caller's own, already escaped) shown above the
-    replay, e.g. a standings table; ``refresh_seconds`` makes the page reload itself that
-    often (for a run in progress); ``extra_css`` styles ``before`` (it goes into the page's
-    one style block, which the page's content security policy names by its hash).
-    """
+) -> tuple[str, str]:
+    """The page around its games' entries (:func:`game_json`, joined by commas), for games
+    on boards of ``sizes``: ``head + ",".join(entries) + tail`` is :func:`game_page`."""
     css = _CSS + extra_css
-    sizes = sorted({r.size for r in records})
-    data = {
-        "style": STYLE,
-        "boards": {str(n): {**layout(n).to_json(), "open": svg_open(n), "grid": grid_svg(n)} for n in sizes},
-        "games": [game_data(r) for r in records],
+    boards = {
+        str(n): {**layout(n).to_json(), "open": svg_open(n), "grid": grid_svg(n)} for n in sorted(set(sizes))
     }
+    data = _script_json({"style": STYLE, "boards": boards, "games": []})
+    assert data.endswith("[]}")
     csp = (
         f"default-src 'none'; script-src '{_sha256(_JS)}'; style-src '{_sha256(css)}';"
         " img-src data:; base-uri 'none'; form-action 'none'"
@@ -207,7 +208,7 @@ def game_page(
     refresh = (
         "" if refresh_seconds is None else f'<meta http-equiv="refresh" content="{int(refresh_seconds)}">'
     )
-    return f"""<!DOCTYPE html>
+    head = f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -249,8 +250,35 @@ def game_page(
 <ol id="turns" start="0"></ol>
 </section>
 </main>
-<script type="application/json" id="vastuz-data">{_script_json(data)}</script>
+<script type="application/json" id="vastuz-data">{data[:-2]}"""
+    tail = f"""]}}</script>
 <script>{_JS}</script>
 </body>
 </html>
 """
+    return head, tail
+
+
+def game_page(
+    records: Sequence[GameRecord],
+    *,
+    title: str,
+    before: str = "",
+    refresh_seconds: int | None = None,
+    extra_css: str = "",
+) -> str:
+    """The replay page of ``records`` (one game or a whole results file) as HTML text.
+
+    ``before`` is trusted markup (the caller's own, already escaped) shown above the
+    replay, e.g. a standings table; ``refresh_seconds`` makes the page reload itself that
+    often (for a run in progress); ``extra_css`` styles ``before`` (it goes into the page's
+    one style block, which the page's content security policy names by its hash).
+    """
+    head, tail = page_frame(
+        (r.size for r in records),
+        title=title,
+        before=before,
+        refresh_seconds=refresh_seconds,
+        extra_css=extra_css,
+    )
+    return head + ",".join(game_json(r) for r in records) + tail

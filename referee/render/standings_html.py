@@ -11,13 +11,13 @@ so ("in progress: N of M games") and reloads itself every few seconds.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 
 from referee.play.records import FORFEITS, GameRecord
 from referee.ratings.report import Standings
-from referee.render.html import game_page
+from referee.render.html import game_json, page_frame
 from referee.render.standings_text import crosstable_rows
 
 REFRESH_SECONDS = 5
@@ -350,6 +350,33 @@ def standings_page(
     """The whole page. ``progress`` is ``(done, total)`` games; while the run is
     ``running`` the page says "in progress" and reloads itself every
     :data:`REFRESH_SECONDS` seconds."""
+    head, tail = standings_frame(
+        st,
+        (r.size for r in records),
+        title=title,
+        history=history,
+        llr=llr,
+        progress=progress,
+        running=running,
+        replay_note=replay_note,
+    )
+    return head + ",".join(game_json(r) for r in records) + tail
+
+
+def standings_frame(
+    st: Standings,
+    sizes: Iterable[int],
+    *,
+    title: str,
+    history: Sequence[RatingPoint] = (),
+    llr: Sequence[tuple[int, float]] = (),
+    progress: tuple[int, int] | None = None,
+    running: bool = False,
+    replay_note: str | None = None,
+) -> tuple[str, str]:
+    """The page of :func:`standings_page` around its games' entries
+    (:func:`~referee.render.html.game_json`, joined by commas) of boards of ``sizes``, so
+    that a page of many games can be written a game at a time."""
     parts = ['<section class="standings">']
     if progress is not None:
         done, total = progress
@@ -378,8 +405,8 @@ def standings_page(
     if replay_note is not None:
         parts.append(f'<p id="replay-note">{escape(replay_note)}</p>')
     parts.append("</section>")
-    return game_page(
-        records,
+    return page_frame(
+        sizes,
         title=title,
         before="".join(parts),
         refresh_seconds=REFRESH_SECONDS if running else None,

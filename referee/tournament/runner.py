@@ -29,6 +29,7 @@ the output folder (:mod:`~referee.tournament.store`), the ratings
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import sys
@@ -41,6 +42,7 @@ from referee.errors import ResultsError, RunStopped, VastuzError, single_error
 from referee.play.records import GameSummary
 from referee.ratings.report import Standings
 from referee.render.standings_text import render, summary_line
+from referee.tournament.config.odds import TimeOdds
 from referee.tournament.config.values import TournamentConfig
 from referee.tournament.executors.batch import GameSettings, Played
 from referee.tournament.executors.choose import executor_for
@@ -52,7 +54,7 @@ from referee.tournament.progress import Progress, TournamentResult, cpu_lines, g
 from referee.tournament.slots import ScheduledGame
 from referee.tournament.store.folder import LOGS, RESULTS, latest_records, open_results, shown
 from referee.tournament.store.pages import PAGE, page_is_final
-from referee.tournament.store.publish import Publisher
+from referee.tournament.store.publish import Cadence, Publisher
 from referee.tournament.store.results import FolderLock, ResultsFile
 
 
@@ -73,9 +75,10 @@ class Tournament:
         start_failure_limit: int = DEFAULT_START_FAILURE_LIMIT,
         executor: Callable[[Tournament], Executor] | None = None,
     ) -> None:
-        """Every ``standings_every`` games (0: only at the end) the standings files and
-        the page are written, and the whole table printed with ``tables``, else one line of
-        it (none when the plan printed its own line then: an SPRT's test). ``executor``
+        """Every ``standings_every`` games (0: only at the end) the whole table is printed
+        with ``tables``, else one line of it (none when the plan printed its own line then:
+        an SPRT's test); the standings files and the page are rewritten as the run goes
+        (unless 0) on a time cadence, off the games' path (:meth:`_publish`). ``executor``
         makes the run's executor (given the run, for its settings and its output); the
         default is the config's (:func:`~.executors.choose.executor_for`)."""
         self.config = config
@@ -105,6 +108,10 @@ class Tournament:
         self.plan: Plan = FixedPlan([])
         self._in_flight = 0  # games being played now
         self._game_recorded = trio.Event()  # set (and replaced) whenever a game ends
+        self._news = trio.Event()  # set whenever a game is recorded, for _publish
+        self._table_due: tuple[int, int, bool] | None = None  # (games done, records, one line)
+        self._table_pace = Cadence(every=0.0, share=0.1)
+        self._file_pace = Cadence()
         c = config
         self.publisher = Publisher(
             self.folder,
@@ -142,8 +149,9 @@ class Tournament:
         records = self.records if records is None else records
         st = self.publisher.standings(records, self.plan.test(), bootstrap)
         st.sections.extend(self.plan.sections(latest_records(records)))  # a Swiss's tie-breaks, a bracket
-        if self.config.time_odds is not None:
-            st.warnings.append(f"{self.config.time_odds}: ratings not comparable with those of even games")
+        odds = TimeOdds.of_config(self.config)  # each bot's clock, and the note
+        if odds is not None:
+            odds.apply(st)
         return st
 
     # -- the run -----------------------------------------------------------------------------
@@ -153,6 +161,7 @@ class Tournament:
         with FolderLock(self.folder), contextlib.ExitStack() as closing:
             opened = open_results(config, self.folder, adopt=self.adopt)
             self.appender = closing.enter_context(opened.appender)
+            closing.callback(self.publisher.close)
             for note in opened.notes:
                 self.say(note, always=True)
             self.records = opened.records
@@ -227,6 +236,8 @@ class Tournament:
             # The signal watcher lives outside the games' scope, so that it still hears a
             # second Ctrl-C while the first one's shutdown is closing the bots.
             guard.start_soon(self._watch_signals, games_scope)
+            if self.standings_every:
+                guard.start_soon(self._publish, progress)
             try:
                 with games_scope:
                     async with executor.running():
@@ -309,30 +320,66 @@ class Tournament:
             self.say(text)
         self._game_recorded.set()
         self._game_recorded = trio.Event()
-        await self._maybe_standings(progress, one_line=not plan_lines)
-
-    async def _maybe_standings(self, progress: Progress, *, one_line: bool = True) -> None:
         if (
-            not self.standings_every
-            or progress.played % self.standings_every
-            or progress.done >= progress.total
+            self.standings_every
+            and not progress.played % self.standings_every
+            and progress.done < progress.total
         ):
-            return
-        # Counted now: other games may be recorded while the table is computed in a thread.
-        done, records = progress.done, list(self.records)
-        # Fewer bootstrap samples and a worker thread: a look at the table must not delay
-        # the games in flight (their bots' clocks are running).
-        st = await trio.to_thread.run_sync(self.standings, 200, records)
-        title = f"{self.config.name}: standings after {done} of {progress.total} games"
-        await trio.to_thread.run_sync(self.publisher.write, st, title)
+            self._table_due = (progress.done, len(self.records), not plan_lines)
+        self._news.set()  # the standings task (_publish) takes it from here
+
+    async def _publish(self, progress: Progress) -> None:
+        """The periodic standings, off the games' path: no game task waits for them. A
+        table (or its line) is printed after every ``standings_every`` games, of exactly
+        those games, while that costs at most a tenth of the wall time (else the next one
+        printed is of the latest multiple); the files and the page are rewritten on a time
+        cadence (:class:`~.store.publish.Cadence`: at most a twentieth of the wall time,
+        however long the run). The work runs in a worker thread over a snapshot of the
+        games recorded so far (a prefix of ``self.records``, which only grows)."""
+        published = len(self.records)
+        while True:
+            self._news = trio.Event()  # before looking: a game recorded from now on wakes us
+            now = trio.current_time()
+            table = self._table_due if now >= self._table_pace.next else None
+            files = len(self.records) > published and progress.done < progress.total
+            if table is None and not (files and now >= self._file_pace.next):
+                wake = min(
+                    self._table_pace.next if self._table_due is not None else math.inf,
+                    self._file_pace.next if files else math.inf,
+                )
+                with trio.move_on_at(wake):
+                    await self._news.wait()
+                continue
+            try:
+                if table is not None:
+                    self._table_due = None
+                    await self._print_table(*table)
+                    self._table_pace.spent(now, trio.current_time())
+                else:
+                    published = len(self.records)
+                    await trio.to_thread.run_sync(self._write_files, progress.done, progress.total, published)
+                    self._file_pace.spent(now, trio.current_time())
+            except (OSError, VastuzError) as exc:  # a full disk: the run goes on, the end retries
+                self._file_pace.spent(now, trio.current_time() + 60.0)
+                self.say(f"note: the standings could not be written ({exc}); the run goes on")
+
+    async def _print_table(self, done: int, count: int, one_line: bool) -> None:
+        # Fewer bootstrap samples: a look at the table, not the final one.
+        st = await trio.to_thread.run_sync(self.standings, 200, self.records[:count])
         if self.quiet:
             pass
         elif self.tables:
             self.say("\n" + render(st, "text", title=f"standings after {done} games").rstrip() + "\n")
         elif one_line:
             self.say(f"    standings after {done} games: {summary_line(st)}")
-        if self.publisher.page_due:
-            await trio.to_thread.run_sync(self._write_page, st, progress, True)
+
+    def _write_files(self, done: int, total: int, count: int) -> None:
+        """``standings.md``, ``standings.json`` and the page of the first ``count`` records
+        (``done`` of ``total`` games). In a worker thread."""
+        records = self.records[:count]
+        st = self.standings(200, records)
+        self.publisher.write(st, f"{self.config.name}: standings after {done} of {total} games")
+        self.publisher.page(st, records, self.plan.test(), (done, total), True)
 
     def _write_page(self, st: Standings, progress: Progress, running: bool) -> None:
         self.publisher.page(st, self.records, self.plan.test(), (progress.done, progress.total), running)

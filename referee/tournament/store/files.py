@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 from referee.errors import ResultsError
 
@@ -19,6 +22,15 @@ def atomic_write(path: Path, text: str, *, durable: bool = False) -> None:
     """Replace ``path`` with ``text`` so that a reader (or a crash) sees the old file or the
     new one, never a part: written beside it, then renamed over it. ``durable`` also syncs
     the data before the rename (for what a resume depends on)."""
+    with atomic_writer(path, durable=durable) as fh:
+        fh.write(text)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path, *, durable: bool = False, binary: bool = False) -> Iterator[IO[Any]]:
+    """The file that replaces ``path`` when the block ends without an error (as
+    :func:`atomic_write`), for a text written in pieces (a page of many games); text in
+    UTF-8, or bytes with ``binary``."""
     for target in (path, path.with_name(path.name + ".tmp")):
         if target.is_symlink():  # a bot could point it at a file of ours: refused, not followed
             raise ResultsError(
@@ -27,8 +39,9 @@ def atomic_write(path: Path, text: str, *, durable: bool = False) -> None:
             )
     tmp = path.with_name(path.name + ".tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
-    with os.fdopen(os.open(tmp, flags, 0o644), "w", encoding="utf-8") as fh:
-        fh.write(text)
+    fd = os.open(tmp, flags, 0o644)
+    with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8") as fh:
+        yield fh
         if durable:
             fh.flush()
             os.fsync(fh.fileno())

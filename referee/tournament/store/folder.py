@@ -12,6 +12,7 @@ shown), never added to.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from referee.play.spec import OpeningKind
 from referee.ratings.forfeits import time_loss_warnings
 from referee.ratings.report import Section, SprtStanding, Standings, standings
 from referee.render.standings_text import render
+from referee.tournament.config.odds import TimeOdds
 from referee.tournament.config.values import TournamentConfig
 from referee.tournament.plans.kinds import spec_from_fingerprint
 from referee.tournament.plans.plan import Field
@@ -220,6 +222,7 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
         raise ResultsError(f"{folder}: no results here (expected {RESULTS} or {OLD_MATCH_RESULTS})")
     warnings: list[str] = []
     loaded = ResultsFile(path).summaries()
+    _remember(path, loaded.records)
     skipped = loaded.skipped_line(path)
     if skipped is not None:
         warnings.append(skipped)
@@ -242,12 +245,38 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
     st = standings(records, bots, anchor=anchor, anchor_rating=anchor_rating, bootstrap=bootstrap, sprt=sprt)
     if schedule is not None and bots is not None:  # the kind's own parts (a gauntlet's challengers)
         st.sections.extend(_sections(schedule, bots, records))
+    odds = None if manifest is None else TimeOdds.of_fingerprint(manifest.fingerprint)
+    if odds is not None:  # which bot played at which clock, and the note, as the run said
+        odds.apply(st)
     repeats = repeat_warning(records)
     if repeats is not None:
         warnings.append(repeats)
     warnings.extend(time_loss_warnings(records, bots))
     st.warnings.extend(warnings)
     return st, title
+
+
+_last: tuple[tuple[object, ...], list[GameSummary]] | None = None
+"""The summaries :func:`load_standings` read last, and the identity of their file."""
+
+
+def _identity(path: Path) -> tuple[object, ...]:
+    st = os.stat(path)
+    return (str(path.resolve()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _remember(path: Path, summaries: list[GameSummary]) -> None:
+    global _last
+    _last = (_identity(path), summaries)
+
+
+def loaded_summaries(results: Path) -> list[GameSummary]:
+    """The summary of every record of ``results``, in file order: the ones
+    :func:`load_standings` read last if they are of this file as it is now (a report's
+    page needs them again, and at 20,000 games they take seconds to read), else read."""
+    if _last is not None and _last[0] == _identity(results):
+        return _last[1]
+    return ResultsFile(results).summaries().records
 
 
 def _misfits(manifest: Manifest, records: list[GameSummary], path: Path) -> list[GameSummary]:

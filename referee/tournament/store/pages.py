@@ -8,25 +8,76 @@ it.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 from referee.errors import ResultsError
 from referee.play.records import GameSummary
 from referee.ratings.history import llr_history, rating_history
 from referee.ratings.report import Standings
 from referee.ratings.sprt import Sprt
-from referee.render.standings_html import RatingPoint, standings_page
-from referee.tournament.store.files import OLD_MATCH_RESULTS, RESULTS, atomic_write
-from referee.tournament.store.folder import latest_records
-from referee.tournament.store.results import ResultsFile, open_nofollow
+from referee.render.standings_html import RatingPoint, standings_frame
+from referee.tournament.store.files import OLD_MATCH_RESULTS, RESULTS
+from referee.tournament.store.folder import latest_records, loaded_summaries
+from referee.tournament.store.replays import MAX_REPLAYS, REPLAYS, ReplayWindow
+from referee.tournament.store.results import open_nofollow
 
 PAGE = "standings.html"
-MAX_REPLAYS = 10_000
-"""Games a standings page replays: the latest ones (``vastuz show RESULTS --html`` makes a
-page of them all). 10,000 games make a page of about 11 MB that Chromium opens in well under
-a second."""
+__all__ = ["MAX_REPLAYS", "PAGE", "page_is_final", "report_page", "standings_html", "write_page"]
+
+
+def write_page(
+    out: IO[str],
+    replays: ReplayWindow,
+    st: Standings,
+    *,
+    title: str,
+    names: Sequence[str],
+    summaries: Sequence[GameSummary],
+    anchor: str | None = None,
+    anchor_rating: float = 0.0,
+    sprt: tuple[Sprt, str] | None = None,
+    progress: tuple[int, int] | None = None,
+    running: bool = False,
+) -> None:
+    """Write to ``out`` the page whose standings are ``st``, over ``summaries`` (the latest
+    record of each slot: the charts' histories) and the replays of ``replays`` (read up to
+    date first), an entry at a time. ``sprt`` is the test and its candidate when the run is
+    an SPRT (for the LLR chart)."""
+    replays.update()
+    kept = replays.kept()
+    history = [
+        RatingPoint(games, elo)
+        for games, elo in rating_history(summaries, names, anchor=anchor, anchor_rating=anchor_rating)
+    ]
+    llr = [] if sprt is None else llr_history(summaries, sprt[0], sprt[1])
+    note = None
+    # The replays embed every turn: past MAX_REPLAYS games the page shows the latest ones
+    # (it grows by about a kilobyte a game).
+    if len(summaries) > len(kept):
+        note = (
+            f"The replays are of the latest {len(kept):,} of {len(summaries):,} games; "
+            f"vastuz show {replays.results.name} --html FILE makes a page of them all."
+        )
+    head, tail = standings_frame(
+        st,
+        (line.size for line in kept),
+        title=title,
+        history=history,
+        llr=llr,
+        progress=progress,
+        running=running,
+        replay_note=note,
+    )
+    out.write(head)
+    for k, entry in enumerate(replays.entries(kept)):
+        if k:
+            out.write(",")
+        out.write(entry)
+    out.write(tail)
 
 
 def standings_html(
@@ -42,35 +93,27 @@ def standings_html(
     running: bool = False,
     summaries: Sequence[GameSummary] | None = None,
 ) -> str:
-    """The page of the results file ``results`` whose standings are ``st``. ``sprt`` is
-    the test and its candidate when the run is an SPRT (for the LLR chart)."""
-    rf = ResultsFile(results)
+    """The page of the results file ``results`` whose standings are ``st``, as text (see
+    :func:`write_page`): its replays made again, or taken from the folder's
+    ``page-replays.jsonl`` where that has them right."""
     if summaries is None:  # the runner has them already; a report reads them
-        summaries = latest_records(rf.summaries().records)
-    # The replays embed every turn: past MAX_REPLAYS games the page shows the latest ones
-    # (it grows by about a kilobyte a game, and takes about a second a thousand to build).
-    records = latest_records(rf.last_records(MAX_REPLAYS))
-    history = [
-        RatingPoint(games, elo)
-        for games, elo in rating_history(summaries, names, anchor=anchor, anchor_rating=anchor_rating)
-    ]
-    llr = [] if sprt is None else llr_history(summaries, sprt[0], sprt[1])
-    note = None
-    if len(summaries) > len(records):
-        note = (
-            f"The replays are of the latest {len(records):,} of {len(summaries):,} games; "
-            f"vastuz show {results.name} --html FILE makes a page of them all."
+        summaries = latest_records(loaded_summaries(results))
+    out = io.StringIO()
+    with ReplayWindow(results, cache=results.with_name(REPLAYS)) as replays:
+        write_page(
+            out,
+            replays,
+            st,
+            title=title,
+            names=names,
+            summaries=summaries,
+            anchor=anchor,
+            anchor_rating=anchor_rating,
+            sprt=sprt,
+            progress=progress,
+            running=running,
         )
-    return standings_page(
-        st,
-        records,
-        title=title,
-        history=history,
-        llr=llr,
-        progress=progress,
-        running=running,
-        replay_note=note,
-    )
+    return out.getvalue()
 
 
 def page_is_final(page: Path) -> bool:
@@ -84,12 +127,6 @@ def page_is_final(page: Path) -> bool:
     except (OSError, ResultsError):  # gone, unreadable, a link: write a new one
         return False
     return b'http-equiv="refresh"' not in head
-
-
-def write_standings_html(folder: Path, text: str) -> Path:
-    """Replace ``folder/standings.html`` with ``text`` atomically."""
-    atomic_write(folder / PAGE, text)
-    return folder / PAGE
 
 
 def report_page(folder: Path, st: Standings, title: str) -> str:

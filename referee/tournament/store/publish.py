@@ -1,6 +1,7 @@
 """A run's standings as files: ``standings.md`` and ``standings.json`` from the games so
-far, and ``standings.html``, whose rewrites are paced because it replays every game (its
-cost grows with the run). Blocking; the runner calls it in a worker thread."""
+far, and ``standings.html``, whose replays grow with the run (made once a game,
+:mod:`~referee.tournament.store.replays`). Blocking; the runner calls it in a worker
+thread, and paces it (:class:`Cadence`) so that its cost stays a small share of the run."""
 
 from __future__ import annotations
 
@@ -12,9 +13,26 @@ from referee.play.records import GameSummary
 from referee.ratings.forfeits import time_loss_warnings
 from referee.ratings.report import SprtStanding, Standings, standings
 from referee.tournament.plans.plan import TestView
-from referee.tournament.store.files import RESULTS
+from referee.tournament.store.files import RESULTS, atomic_writer
 from referee.tournament.store.folder import latest_records, write_standings
-from referee.tournament.store.pages import standings_html, write_standings_html
+from referee.tournament.store.pages import PAGE, write_page
+from referee.tournament.store.replays import REPLAYS, ReplayWindow
+
+
+class Cadence:
+    """When the periodic standings may be written again: at least ``every`` seconds after
+    the last time, and long enough after it that their cost is at most ``share`` of the
+    wall time (a write that took 0.2 s waits 3.8 s at 5%), however long the run grows."""
+
+    def __init__(self, every: float = 2.0, share: float = 0.05) -> None:
+        self.every = every
+        self.share = share
+        self.next = 0.0  # trio.current_time() or time.monotonic(): the caller's clock
+
+    def spent(self, started: float, ended: float) -> None:
+        """A write ran from ``started`` to ``ended``."""
+        cost = ended - started
+        self.next = ended + max(self.every, cost * (1.0 - self.share) / self.share)
 
 
 class Publisher:
@@ -37,8 +55,10 @@ class Publisher:
         self.anchor = anchor
         self.anchor_rating = anchor_rating
         self.bootstrap = bootstrap
-        self._page_written = 0.0  # monotonic time of the last page, and what it cost
-        self._page_cost = 0.0
+        self.replays: ReplayWindow | None = None  # the page's, opened with the first page
+        self.writes: list[tuple[float, float, int]] = []
+        """(start, end, games rated) of each periodic write of the files and the page, on
+        time.monotonic()'s clock: when they ran and what they covered."""
 
     def standings(
         self, records: Sequence[GameSummary], test: TestView | None, bootstrap: int | None = None
@@ -61,11 +81,6 @@ class Publisher:
     def write(self, st: Standings, title: str | None = None) -> None:
         write_standings(self.folder, st, title or f"{self.name}: standings")
 
-    @property
-    def page_due(self) -> bool:
-        """Whether the time since the last page is at least ten times what it took."""
-        return time.monotonic() - self._page_written >= 10 * self._page_cost
-
     def page(
         self,
         st: Standings,
@@ -74,21 +89,30 @@ class Publisher:
         progress: tuple[int, int],
         running: bool,
     ) -> None:
-        """``standings.html``; a decided test's page says the run is complete at ``done``."""
-        started = time.monotonic()
+        """``standings.html``, replaced atomically; a decided test's page says the run is
+        complete at ``done``. Only the games recorded since the last page are replayed."""
         done, total = progress
-        text = standings_html(
-            self.folder / RESULTS,
-            st,
-            title=f"{self.name}: standings",
-            names=self.names,
-            anchor=self.anchor,
-            anchor_rating=self.anchor_rating,
-            sprt=None if test is None else (test.test, test.candidate),
-            progress=(done, done if test is not None and test.decided else total),
-            running=running,
-            summaries=latest_records(records),
-        )
-        write_standings_html(self.folder, text)
-        self._page_written = time.monotonic()
-        self._page_cost = self._page_written - started
+        started = time.monotonic()
+        if self.replays is None:
+            self.replays = ReplayWindow(self.folder / RESULTS, keep=self.folder / REPLAYS)
+        with atomic_writer(self.folder / PAGE) as out:
+            write_page(
+                out,
+                self.replays,
+                st,
+                title=f"{self.name}: standings",
+                names=self.names,
+                summaries=latest_records(records),
+                anchor=self.anchor,
+                anchor_rating=self.anchor_rating,
+                sprt=None if test is None else (test.test, test.candidate),
+                progress=(done, done if test is not None and test.decided else total),
+                running=running,
+            )
+        if running:
+            self.writes.append((started, time.monotonic(), len(records)))
+
+    def close(self) -> None:
+        if self.replays is not None:
+            self.replays.close()
+            self.replays = None

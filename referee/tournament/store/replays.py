@@ -1,0 +1,252 @@
+"""The replays of a standings page, made once a game and kept beside the results.
+
+A standings page replays the latest :data:`MAX_REPLAYS` records of ``results.jsonl`` (the
+latest record of each of their slots), and each replay costs the engine about a
+millisecond a game (:func:`~referee.render.html.game_json`). So that a page grows instead
+of being rebuilt, a run keeps each game's entry in ``OUTPUT/page-replays.jsonl``, one line
+a game, made once: a header (where its record is: the line's offset in ``results.jsonl``
+and a digest of its bytes; the record's slot, whether it is void, its board; a digest of
+the entry), a tab, the entry. An entry whose record is not at that offset with those
+bytes, or whose own digest is wrong, is made again, never shown: the file is only a cache
+of what the results say, and deleting it costs one rebuild.
+
+:class:`ReplayWindow` reads the results file a line at a time from where it last stopped,
+holds only where each line of the window is and where its entry is, and writes a page by
+copying the entries from the file they are in: no more than one record is in memory at a
+time, however long the run. Blocking; a run calls it in a worker thread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from referee.errors import ResultsError
+from referee.play.records import parse_line
+from referee.render.html import game_json
+from referee.tournament.store.files import atomic_writer
+from referee.tournament.store.results import _lines, open_nofollow
+
+REPLAYS = "page-replays.jsonl"
+MAX_REPLAYS = 10_000
+"""Games a standings page replays: the latest ones (``vastuz show RESULTS --html`` makes a
+page of them all). 10,000 games make a page of about 11 MB that Chromium opens in well under
+a second."""
+
+
+@dataclass
+class Line:
+    """One record line of the window: where it is in the results file and a digest of it;
+    its record's slot (None: not a record, left out as
+    :meth:`~referee.tournament.store.results.ResultsFile.last_records` leaves it), whether
+    it is void, its board; where its page entry is (``at``, ``length``), in the cache
+    (``made`` False) or in the file this window made it into."""
+
+    offset: int
+    digest: str
+    slot: str | None = None
+    void: bool = False
+    size: int = 0
+    at: int = 0
+    length: int = 0
+    made: bool = False
+
+    def header(self, entry: bytes) -> bytes:
+        head = {"offset": self.offset, "digest": self.digest, "slot": self.slot, "void": self.void}
+        return json.dumps({**head, "size": self.size, "entry": _digest(entry)}).encode()
+
+
+def _digest(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+class ReplayWindow:
+    """The latest ``window`` record lines of ``results`` and their page entries.
+
+    ``keep``: the run's own ``page-replays.jsonl``, reused and added to (compacted when it
+    holds twice the window). Else (a report) ``cache``, when it exists, lends the entries it
+    has right and the others are made into a temporary file. Close it when done."""
+
+    def __init__(
+        self, results: Path, *, keep: Path | None = None, cache: Path | None = None, window: int = MAX_REPLAYS
+    ) -> None:
+        self.results = results
+        self.keep = keep
+        self.cache = keep if keep is not None else cache
+        self.window = window
+        self.lines: deque[Line] = deque(maxlen=window)
+        self.read_to = 0  # where the next unread line of the results file starts
+        self.made = 0  # entries this window made (the engine's work), for tests and notes
+        self._out: BinaryIO | None = None
+        self._out_lines = 0
+        self._known: dict[int, Line] | None = None  # the cache's entries of the first window
+
+    def __enter__(self) -> ReplayWindow:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+
+    # -- reading the results -----------------------------------------------------------
+    def update(self) -> int:
+        """Read the lines appended to the results file since the last update (a last line
+        without its newline, torn or being written, waits for the next) and give each its
+        entry; returns how many lines were read."""
+        fresh: deque[tuple[int, int]] = deque(maxlen=self.window)
+        try:
+            fh = os.fdopen(open_nofollow(self.results, os.O_RDONLY), "rb")
+        except FileNotFoundError:
+            return 0
+        except OSError as exc:
+            raise ResultsError(f"{self.results}: cannot read the results file: {exc}") from None
+        with fh:
+            fh.seek(self.read_to)
+            pos = self.read_to
+            for _, raw, length, whole in _lines(fh):
+                if not whole:
+                    break
+                if raw is not None and raw.strip():
+                    fresh.append((pos, length))
+                pos += length
+            self.read_to = pos
+            if self._known is None:
+                self._known = self._load_cache({offset for offset, _ in fresh})
+            for offset, length in fresh:
+                fh.seek(offset)
+                self._add(offset, fh.read(length))
+        if self.keep is not None and self._out_lines > 2 * self.window:
+            self._compact()
+        return len(fresh)
+
+    def _add(self, offset: int, raw: bytes) -> None:
+        digest = _digest(raw)
+        known = self._known.pop(offset, None) if self._known else None
+        if known is not None and known.digest == digest:
+            self.lines.append(known)
+            return
+        line = Line(offset, digest)
+        self.lines.append(line)
+        try:
+            record = parse_line(raw)
+        except ValueError:
+            return  # not a record: in the window, on no page
+        line.slot, line.void, line.size = record.slot, record.is_void, record.size
+        self._write(line, game_json(record).encode())
+        self.made += 1
+
+    def _write(self, line: Line, entry: bytes) -> None:
+        out = self._entries()
+        header = line.header(entry)
+        line.at = out.seek(0, os.SEEK_END) + len(header) + 1
+        line.length, line.made = len(entry), True
+        out.write(header + b"\t" + entry + b"\n")
+        self._out_lines += 1
+
+    # -- the entries' files ------------------------------------------------------------
+    def _entries(self) -> BinaryIO:
+        """The file this window writes entries to: the run's cache (opened to append, a
+        torn last line cut off first), or a temporary file."""
+        if self._out is None:
+            if self.keep is None:
+                self._out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+            else:
+                fd = open_nofollow(self.keep, os.O_RDWR | os.O_CREAT)
+                end = size = os.fstat(fd).st_size
+                while end and os.pread(fd, 1, end - 1) != b"\n":
+                    end -= 1
+                if end < size:  # a killed run's torn line: cut, or it would glue to the next
+                    os.ftruncate(fd, end)
+                self._out = os.fdopen(fd, "r+b")
+        return self._out
+
+    def _load_cache(self, offsets: set[int]) -> dict[int, Line]:
+        """The cache's right entries for the results lines at ``offsets``."""
+        if self.cache is None:
+            return {}
+        try:
+            fh = os.fdopen(open_nofollow(self.cache, os.O_RDONLY), "rb")
+        except FileNotFoundError:
+            return {}
+        found: dict[int, Line] = {}
+        lines = 0
+        with fh:
+            pos = 0
+            for _, raw, length, whole in _lines(fh):
+                start, pos = pos, pos + length
+                lines += 1
+                tab = -1 if raw is None or not whole else raw.find(b"\t")
+                if raw is None or tab < 0:
+                    continue  # damaged or torn: its game's entry is made again
+                entry = raw[tab + 1 : -1]
+                try:
+                    head = json.loads(raw[:tab])
+                    line = Line(int(head["offset"]), str(head["digest"]), head["slot"], bool(head["void"]))
+                    line.size, line.at, line.length = int(head["size"]), start + tab + 1, len(entry)
+                    right = head["entry"] == _digest(entry) and isinstance(line.slot, str)
+                except (ValueError, KeyError, TypeError):
+                    continue
+                if right and line.offset in offsets:
+                    found[line.offset] = line
+        self._out_lines = lines
+        return found
+
+    def _compact(self) -> None:
+        """Rewrite the run's cache with only the entries of the window (it grows by a line
+        a game; past twice the window most of it is of games no page shows)."""
+        assert self.keep is not None
+        out = self._entries()
+        with atomic_writer(self.keep, binary=True) as new:
+            for line in self.lines:
+                if line.slot is None:
+                    continue
+                out.seek(line.at)
+                entry = out.read(line.length)
+                header = line.header(entry)
+                line.at = new.tell() + len(header) + 1
+                new.write(header + b"\t" + entry + b"\n")
+        self.close()
+        self._out_lines = sum(1 for line in self.lines if line.slot is not None)
+
+    # -- the page ----------------------------------------------------------------------
+    def kept(self) -> list[Line]:
+        """The window's records as a page replays them: the latest of each slot (the first
+        non-void record, else the last void one), in the order the slots first appear
+        (:func:`~referee.tournament.store.folder.latest_records`)."""
+        best: dict[str, Line] = {}
+        for line in self.lines:
+            if line.slot is None:
+                continue
+            kept = best.get(line.slot)
+            if kept is None or kept.void:
+                best[line.slot] = line
+        return list(best.values())
+
+    def entries(self, kept: list[Line]) -> Iterator[str]:
+        """The page entries of ``kept``, read one at a time from the file each is in."""
+        cache: BinaryIO | None = None
+        try:
+            for line in kept:
+                if line.made or self.keep is not None:
+                    fh = self._entries()
+                else:
+                    if cache is None:
+                        assert self.cache is not None
+                        cache = os.fdopen(open_nofollow(self.cache, os.O_RDONLY), "rb")
+                    fh = cache
+                fh.seek(line.at)
+                yield fh.read(line.length).decode()
+        finally:
+            if cache is not None:
+                cache.close()
