@@ -2,20 +2,23 @@
 score that have not met, every pairing ``games_per_pairing`` games in colour-reversed
 couples.
 
-Pairing (Dutch-style, deterministic, no randomness):
+Pairing (the FIDE Dutch system without colours, deterministic, no randomness):
 
 * The bots are ranked by points so far, then by their seed (the config's order, or
-  ``seeds``: a list, or an earlier run's ratings, see :func:`~.staged.seed_order`). Round 1 is therefore top half against bottom half in seed order (8 bots:
-  1-5, 2-6, 3-7, 4-8), as FIDE's Dutch system pairs a first round.
+  ``seeds``: a list, or an earlier run's ratings, see :func:`~.staged.seed_order`). Round 1
+  is therefore top half against bottom half in seed order (8 bots: 1-5, 2-6, 3-7, 4-8), as
+  FIDE's Dutch system pairs a first round.
 * With an odd number of bots, the bye goes to the lowest-ranked bot that has not had one;
   it scores as a won pairing (``games_per_pairing`` points) and plays no game.
-* The rest are paired score group by score group from the top: the highest-ranked unpaired
-  bot takes, in order, the bots of its score group's bottom half (S1[i] against S2[i], so
-  a group of 2n pairs 1-(n+1), 2-(n+2), ...), then its own group's top half from the
-  bottom up, then the bots of lower groups by rank (the odd bot of a group floats down to
-  meet the top of the next). No two bots meet twice: the first pairing in that order in
-  which every bot finds a new opponent is taken (a search with backtracking, the bye
-  included); only when none exists are repeats allowed.
+* The rest are paired by the Dutch system's bracket procedure (:mod:`.dutch`): score
+  bracket by score bracket from the top, S1 (the top half) against S2, S2's transpositions
+  and then S1-S2 exchanges in the order FIDE's Handbook C.04.1 D gives, the players left
+  unpaired moving down to be paired first in the next bracket, backtracking to the brackets
+  above when a lower one cannot be paired. No two bots meet twice when any pairing avoids
+  it. Left out: colour preferences and float history (FIDE's colour and float criteria).
+  A search past :data:`SEARCH_BUDGET` steps falls back to a simpler one (each bot in turn
+  takes the first new opponent: its group's bottom half, its top half from the bottom up,
+  then lower groups), and only when no pairing avoids a repeat are repeats allowed.
 * Colours need no rule: every pairing plays colour-reversed couples (the higher-ranked
   bot first in each couple's first game: it makes the pie setup, or plays Black).
 
@@ -46,6 +49,7 @@ from typing import ClassVar
 
 from referee.play.records import GameSummary
 from referee.ratings.report import Section
+from referee.tournament.plans.dutch import dutch_pairing
 from referee.tournament.plans.plan import MAX_SCHEDULE_GAMES, Checks, Field, Quiet, TestView, even, misfits_of
 from referee.tournament.plans.staged import StagedGames, pairing_games, points_of, seed_order
 from referee.tournament.slots import ScheduledGame
@@ -311,7 +315,11 @@ class SwissPlan(Quiet):
         byes: list[str | None] = [None]
         if len(order) % 2:
             byes = [n for n in reversed(order) if n not in had_bye] or list(reversed(order))
-        for repeats in (False, True):
+        for bye in byes:  # the Dutch system's pairing (see .dutch), byes in order
+            dutch = dutch_pairing([n for n in order if n != bye], score, met, SEARCH_BUDGET)
+            if dutch is not None:
+                return SwissRound(tuple(dutch), bye)
+        for repeats in (False, True):  # its search gave up, or repeats are unavoidable
             for bye in byes:
                 rest = [n for n in order if n != bye]
                 pairs = _match(rest, score, met, repeats)
