@@ -38,8 +38,8 @@ from referee.errors import RunStopped, VastuzError, single_error
 from referee.ladder.config import LadderConfig
 from referee.ladder.entries import apply, decide
 from referee.ladder.identity import Identity, fingerprint
-from referee.ladder.pairing import finite_ratings, pair_round, round_games
-from referee.ladder.ratings import rating_list
+from referee.ladder.pairing import pair_round, round_games
+from referee.ladder.ratings import pairing_ratings
 from referee.ladder.status import anchor_of, status_text
 from referee.ladder.store import Entry, LadderStore
 from referee.play.faults import BotFault, BotStartError
@@ -240,17 +240,16 @@ class Ladder:
                 return number, pending, words
             store.end_round(number)
         number = 1 if last is None else last[0] + 1
-        lines = rating_list(
-            store.results(),
-            sorted(playing),
-            anchor=anchor_of(self.config, self.entries),
-            min_games=self.config.min_games,
-            intervals=False,
-        )
-        by_label = {line.label: line for line in lines}
+        tallies = store.tallies()
         default = 0.0 if self.config.anchors == () else self.config.anchors[0].rating
-        ratings = finite_ratings({label: by_label[label].elo for label in playing}, default)
-        counts = {label: by_label[label].games for label in playing}
+        ratings = pairing_ratings(
+            tallies, sorted(playing), anchor=anchor_of(self.config, self.entries), prior=default
+        )
+        counts = dict.fromkeys(playing, 0)
+        for a, b, _, n in tallies:
+            for label in (a, b):
+                if label in counts:
+                    counts[label] += n
         pairings = pair_round(number, ratings, counts, self.config.pairing)
         games = round_games(
             pairings,

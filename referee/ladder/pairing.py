@@ -9,7 +9,6 @@ was restarted (the games of a round are stored before they are played anyway).""
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -17,9 +16,6 @@ from dataclasses import dataclass
 from referee.ladder.config import PairingSpec
 from referee.play.spec import Opening, OpeningKind
 from referee.tournament.slots import ScheduledGame, colour_reversed
-
-UNRATED_GAP = 200.0
-"""Where a bot whose rating is a bound is placed for pairing: this far past the others."""
 
 
 @dataclass(frozen=True)
@@ -31,23 +27,6 @@ class Pairings:
     def words(self) -> str:
         text = ", ".join(f"{a} - {b}" for a, b in self.pairs)
         return text + (f"; sits out: {', '.join(self.out)}" if self.out else "")
-
-
-def finite_ratings(ratings: Mapping[str, float | None], default: float) -> dict[str, float]:
-    """Every rating made finite: ``inf`` (a lower bound) just above the best finite one,
-    ``-inf`` just below the worst, None or NaN ``default``."""
-    finite = [r for r in ratings.values() if r is not None and math.isfinite(r)]
-    top = max(finite, default=default) + UNRATED_GAP
-    bottom = min(finite, default=default) - UNRATED_GAP
-    out = {}
-    for name, r in ratings.items():
-        if r is None or math.isnan(r):
-            out[name] = default
-        elif math.isinf(r):
-            out[name] = top if r > 0 else bottom
-        else:
-            out[name] = r
-    return out
 
 
 def pair_round(
@@ -99,4 +78,4 @@ def round_games(
     return out
 
 
-__all__ = ["Pairings", "finite_ratings", "pair_round", "round_games"]
+__all__ = ["Pairings", "pair_round", "round_games"]

@@ -10,6 +10,10 @@ from dataclasses import dataclass
 
 from referee.ladder.store import Result
 from referee.ratings.elo import GameResult, compute_ratings
+from referee.ratings.fit import ELO_PER_NAT, fit_strengths, with_prior
+
+PRIOR_GAMES = 1.0
+"""Virtual draws of each bot against a bot at the prior rating, in the pairing's estimate."""
 
 
 @dataclass(frozen=True)
@@ -90,4 +94,39 @@ def rating_list(
     ]
 
 
-__all__ = ["Line", "rating_list"]
+def pairing_ratings(
+    tallies: Sequence[tuple[str, str, float, int]],
+    labels: Sequence[str],
+    *,
+    anchor: tuple[str, float] | None,
+    prior: float,
+) -> dict[str, float]:
+    """Finite Elo ratings of ``labels`` to pair by, from the summed results alone (so a
+    round's pairing costs the same at 100 games as at 100,000): the maximum likelihood of
+    the games with one virtual draw between the two bots of each pairing played and one
+    between each bot and a virtual bot, so a sweep, a new bot or a group that never met
+    the others still get a finite rating (a bot without games: the virtual bot's, the
+    field's middle); shifted so that ``anchor`` has its rating (without one, the virtual
+    bot is rated ``prior``). An estimate for pairing only: the rating list is
+    :func:`rating_list`'s."""
+    names = list(dict.fromkeys([*labels, *(n for a, b, _, _ in tallies for n in (a, b))]))
+    index = {name: k for k, name in enumerate(names)}
+    summed: dict[tuple[int, int], list[float]] = {}
+    for a, b, points, games in tallies:
+        i, j = index[a], index[b]
+        key, mine = ((i, j), points) if i < j else ((j, i), games - points)
+        entry = summed.setdefault(key, [0.0, 0.0])
+        entry[0] += mine
+        entry[1] += games
+    virtual = len(names)
+    pairs = with_prior([(i, j, s, n) for (i, j), (s, n) in summed.items()], PRIOR_GAMES)
+    pairs += [(k, virtual, PRIOR_GAMES / 2, PRIOR_GAMES) for k in range(len(names))]
+    theta = fit_strengths(len(names) + 1, pairs)
+    if anchor is not None and anchor[0] in index:
+        zero, level = theta[index[anchor[0]]], anchor[1]
+    else:
+        zero, level = theta[virtual], prior
+    return {name: (theta[index[name]] - zero) * ELO_PER_NAT + level for name in labels}
+
+
+__all__ = ["Line", "pairing_ratings", "rating_list"]
