@@ -12,7 +12,8 @@
 2. **At 100,000 games**: a store filled with ``--synthetic`` games made from the run's
    records (other bots, slots and results drawn from known ratings, 20 bots), then the
    time of ``vastuz ladder status``'s rating list (the rating fit with intervals, and the
-   table), of the estimate each round's pairing makes (from the summed results), and the store's bytes per game.
+   table), of the estimate each round's pairing makes (from the summed results), and the
+   store's bytes per game.
 """
 
 from __future__ import annotations
