@@ -357,8 +357,10 @@ class Tournament:
                     self._table_pace.spent(now, trio.current_time())
                 else:
                     published = len(self.records)
-                    await trio.to_thread.run_sync(self._write_files, progress.done, progress.total, published)
-                    self._file_pace.spent(now, trio.current_time())
+                    made = await trio.to_thread.run_sync(
+                        self._write_files, progress.done, progress.total, published
+                    )
+                    self._file_pace.spent(now, trio.current_time(), made)
             except (OSError, VastuzError) as exc:  # a full disk: the run goes on, the end retries
                 self._file_pace.spent(now, trio.current_time() + 60.0)
                 self.say(f"note: the standings could not be written ({exc}); the run goes on")
@@ -373,13 +375,14 @@ class Tournament:
         elif one_line:
             self.say(f"    standings after {done} games: {summary_line(st)}")
 
-    def _write_files(self, done: int, total: int, count: int) -> None:
+    def _write_files(self, done: int, total: int, count: int) -> float:
         """``standings.md``, ``standings.json`` and the page of the first ``count`` records
-        (``done`` of ``total`` games). In a worker thread."""
+        (``done`` of ``total`` games); the seconds spent on the new games' replays. In a
+        worker thread."""
         records = self.records[:count]
         st = self.standings(200, records)
         self.publisher.write(st, f"{self.config.name}: standings after {done} of {total} games")
-        self.publisher.page(st, records, self.plan.test(), (done, total), True)
+        return self.publisher.page(st, records, self.plan.test(), (done, total), True)
 
     def _write_page(self, st: Standings, progress: Progress, running: bool) -> None:
         self.publisher.page(st, self.records, self.plan.test(), (progress.done, progress.total), running)

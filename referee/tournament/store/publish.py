@@ -22,16 +22,20 @@ from referee.tournament.store.replays import REPLAYS, ReplayWindow
 class Cadence:
     """When the periodic standings may be written again: at least ``every`` seconds after
     the last time, and long enough after it that their cost is at most ``share`` of the
-    wall time (a write that took 0.2 s waits 3.8 s at 5%), however long the run grows."""
+    wall time (a write that took 0.2 s waits 3.8 s at 5%), however long the run grows. What
+    a write spends on each new game (its replay, made once) is a cost per game, flat over
+    the run, and does not count: counted, a run whose games are quick would space its
+    pages ever further apart (each would have more games to replay)."""
 
     def __init__(self, every: float = 2.0, share: float = 0.05) -> None:
         self.every = every
         self.share = share
         self.next = 0.0  # trio.current_time() or time.monotonic(): the caller's clock
 
-    def spent(self, started: float, ended: float) -> None:
-        """A write ran from ``started`` to ``ended``."""
-        cost = ended - started
+    def spent(self, started: float, ended: float, per_game: float = 0.0) -> None:
+        """A write ran from ``started`` to ``ended``, ``per_game`` seconds of it on its new
+        games."""
+        cost = max(0.0, ended - started - per_game)
         self.next = ended + max(self.every, cost * (1.0 - self.share) / self.share)
 
 
@@ -57,8 +61,9 @@ class Publisher:
         self.bootstrap = bootstrap
         self.replays: ReplayWindow | None = None  # the page's, opened with the first page
         self.writes: list[tuple[float, float, int]] = []
-        """(start, end, games rated) of each periodic write of the files and the page, on
-        time.monotonic()'s clock: when they ran and what they covered."""
+        """(start, end, records) of each page written while the run goes on, in seconds since
+        the epoch (the clock of the records' ``started_at`` and ``ended_at``): when they ran
+        and how many records they covered."""
 
     def standings(
         self, records: Sequence[GameSummary], test: TestView | None, bootstrap: int | None = None
@@ -88,13 +93,15 @@ class Publisher:
         test: TestView | None,
         progress: tuple[int, int],
         running: bool,
-    ) -> None:
+    ) -> float:
         """``standings.html``, replaced atomically; a decided test's page says the run is
-        complete at ``done``. Only the games recorded since the last page are replayed."""
+        complete at ``done``. Only the games recorded since the last page are replayed:
+        returns the seconds that took."""
         done, total = progress
-        started = time.monotonic()
+        started = time.time()
         if self.replays is None:
             self.replays = ReplayWindow(self.folder / RESULTS, keep=self.folder / REPLAYS)
+        making = self.replays.making
         with atomic_writer(self.folder / PAGE) as out:
             write_page(
                 out,
@@ -110,7 +117,8 @@ class Publisher:
                 running=running,
             )
         if running:
-            self.writes.append((started, time.monotonic(), len(records)))
+            self.writes.append((started, time.time(), len(records)))
+        return self.replays.making - making
 
     def close(self) -> None:
         if self.replays is not None:

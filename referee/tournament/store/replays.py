@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -84,6 +85,7 @@ class ReplayWindow:
         self.lines: deque[Line] = deque(maxlen=window)
         self.read_to = 0  # where the next unread line of the results file starts
         self.made = 0  # entries this window made (the engine's work), for tests and notes
+        self.making = 0.0  # and the seconds that took: a cost per game, not per page
         self._out: BinaryIO | None = None
         self._out_lines = 0
         self._known: dict[int, Line] | None = None  # the cache's entries of the first window
@@ -138,6 +140,7 @@ class ReplayWindow:
             return
         line = Line(offset, digest)
         self.lines.append(line)
+        started = time.perf_counter()
         try:
             record = parse_line(raw)
         except ValueError:
@@ -145,6 +148,7 @@ class ReplayWindow:
         line.slot, line.void, line.size = record.slot, record.is_void, record.size
         self._write(line, game_json(record).encode())
         self.made += 1
+        self.making += time.perf_counter() - started
 
     def _write(self, line: Line, entry: bytes) -> None:
         out = self._entries()
