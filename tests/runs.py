@@ -52,6 +52,18 @@ FAST = {"time_control": {"per_move": 0.5, "margin": 0.3}, "concurrency": 2}
 """The settings of the in-process tests: a shorter clock, two games at once."""
 
 
+def fake_bot(name: str, *args: str, marker: str, **settings: object) -> dict[str, object]:
+    """A config's entry for ``tests/fake_bots/fakebot.py ARGS`` named ``name``, marked for
+    the ``marker`` fixture's clean-up, with any other bot keys in ``settings``."""
+    return {
+        "name": name,
+        "command": [sys.executable, str(FAKEBOT), *args],
+        "cwd": str(ROOT),
+        "env": {"VASTUZ_TEST_MARKER": marker},
+        **settings,
+    }
+
+
 def slow_bots(marker: str, n: int = 3) -> list[dict[str, object]]:
     """Each genmove waits 40 ms: a game lasts about a second, so batches are in flight."""
     return [

@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import math
 import re
-import sys
 from pathlib import Path
 
 import runs
@@ -18,20 +17,12 @@ from referee.tournament.progress import clock
 from referee.tournament.runner import Tournament
 from referee.tournament.store.results import ResultsFile
 
-FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
-ROOT = Path(__file__).resolve().parent.parent
 PROGRESS = re.compile(
     r"^    progress: (\d+)/(\d+) games, elapsed \S+, ETA (\S+) \(mean game (\S+) s, (\d+) at once\)(.*)$"
 )
 
 
-def bot(name: str, *args: str, marker: str) -> dict[str, object]:
-    return {
-        "name": name,
-        "command": [sys.executable, str(FAKEBOT), *args],
-        "cwd": str(ROOT),
-        "env": {"VASTUZ_TEST_MARKER": marker},
-    }
+bot = runs.fake_bot
 
 
 async def run(tmp_path: Path, bots, **overrides) -> tuple[str, list]:

@@ -6,7 +6,6 @@ processes, told apart by their pids in the records."""
 from __future__ import annotations
 
 import io
-import sys
 from pathlib import Path
 
 import runs
@@ -17,19 +16,10 @@ from referee.tournament.config.loading import load_config
 from referee.tournament.runner import Tournament
 from referee.tournament.store.results import ResultsFile
 
-FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
-ROOT = Path(__file__).resolve().parent.parent
 CLOCK = {"per_move": 0.3, "margin": 0.2}  # a deadline of 0.5 s
 
 
-def bot(name: str, *args: str, marker: str, **settings: object) -> dict[str, object]:
-    return {
-        "name": name,
-        "command": [sys.executable, str(FAKEBOT), *args],
-        "cwd": str(ROOT),
-        "env": {"VASTUZ_TEST_MARKER": marker},
-        **settings,
-    }
+bot = runs.fake_bot
 
 
 async def play(tmp_path: Path, bots: list[dict[str, object]], out: str = "out", result: list | None = None):

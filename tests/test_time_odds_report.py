@@ -16,7 +16,6 @@ import trio
 from referee.tournament.config.loading import load_config
 from referee.tournament.runner import Tournament
 
-FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
 ROOT = Path(__file__).resolve().parent.parent
 NOTE = (
     "time odds: quick at 0.2 s per move (margin 0.5 s), the others at 1 s per move (margin 0.5 s): "
@@ -24,14 +23,7 @@ NOTE = (
 )
 
 
-def bot(name: str, *args: str, marker: str, **settings: object) -> dict[str, object]:
-    return {
-        "name": name,
-        "command": [sys.executable, str(FAKEBOT), *args],
-        "cwd": str(ROOT),
-        "env": {"VASTUZ_TEST_MARKER": marker},
-        **settings,
-    }
+bot = runs.fake_bot
 
 
 def report(folder: Path, *args: str) -> str:
