@@ -119,12 +119,29 @@ def preexec(then: Callable[[], None] | None = None) -> Callable[[], None]:
 # --------------------------------------------------------------------------- /proc
 
 
+_READ_SIZE = 1 << 16
+
+
 def _read(path: str) -> bytes | None:
+    """The whole of a /proc file, or None if it cannot be read (the process is gone). By
+    system calls alone: the limit watch reads several a look, and ``open()``'s file objects
+    cost as much again. A read shorter than asked for is the end (procfs fills a read)."""
     try:
-        with open(path, "rb") as file:
-            return file.read()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        data = os.read(fd, _READ_SIZE)
+        if len(data) == _READ_SIZE:
+            chunks = [data]
+            while chunk := os.read(fd, _READ_SIZE):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        return data
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -189,8 +206,10 @@ def _own_children(all_threads: bool = False) -> list[int]:
     """This process's children; orphans come to the main thread (the subreaper's leader),
     so one file is enough for them; ``all_threads`` also reads the other threads'."""
     me = os.getpid()
+    if not all_threads:
+        return _children(me)
     stat = _stat(me)
-    return _children(me, stat.threads if all_threads and stat is not None else 1)
+    return _children(me, stat.threads if stat is not None else 1)
 
 
 def _reap(pid: int) -> None:

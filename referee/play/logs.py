@@ -101,11 +101,15 @@ class CappedLog:
         self.problem: str | None = None
         self._file: IO[bytes] | None = None
         if path is not None:
+            # Never through a symlink: a bot could point its log at a file of ours.
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                # Never through a symlink: a bot could point its log at a file of ours.
-                flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-                self._file = os.fdopen(os.open(path, flags, 0o644), "ab", buffering=0)
+                try:
+                    fd = os.open(path, flags, 0o644)
+                except FileNotFoundError:  # the folder first (a run's opens two files a game)
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    fd = os.open(path, flags, 0o644)
+                self._file = os.fdopen(fd, "ab", buffering=0)
             except OSError as exc:
                 self._give_up("cannot be opened", exc)
 

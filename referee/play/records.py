@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 import re
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from typing import Any
 
 from referee.engine import Color
@@ -274,6 +276,12 @@ class GameRecord:
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of schema :data:`SCHEMA_VERSION` (plain types only), ``turns``
         last."""
+        out = self._head()
+        out["turns"] = [_turn_to_dict(t) for t in self.turns]
+        return out
+
+    def _head(self) -> dict[str, Any]:
+        """:meth:`to_dict` but the turns."""
         return {
             "schema": self.schema,
             "game_id": self.game_id,
@@ -320,14 +328,17 @@ class GameRecord:
             "notes": list(self.notes),
             **({} if self.tournament is None else {"tournament": vars(self.tournament).copy()}),
             **({} if self.forensics is None else {"forensics": _forensics_to_dict(self.forensics)}),
-            # Last on purpose: a reader that needs no turns (standings, resume) parses the
-            # line up to here only (see parse_summary); readers of any key order still work.
-            "turns": [_turn_to_dict(t) for t in self.turns],
+            # The turns come last (to_dict adds them) on purpose: a reader that needs no
+            # turns (standings, resume) parses the line up to them only (see
+            # parse_summary); readers of any key order still work.
         }
 
     def to_json(self) -> str:
-        """One line of JSON, no trailing newline."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        """One line of JSON, no trailing newline: ``json.dumps(self.to_dict())`` compact,
+        byte for byte, with the turns (most of a record, one line per game of a run)
+        written by :func:`_turn_json` rather than built as dicts first."""
+        head = json.dumps(self._head(), ensure_ascii=False, separators=(",", ":"))
+        return f'{head[:-1]},"turns":[{",".join([_turn_json(t) for t in self.turns])}]}}'
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
@@ -436,6 +447,37 @@ def _turn_to_dict(turn: TurnEntry) -> dict[str, Any]:
     out = _without_late(vars(turn))
     out["color"] = turn.color.value
     return out
+
+
+_COLOR_JSON = {color: f'"{color.value}"' for color in Color}
+_INF = math.inf
+
+
+def _finite_or_none(value: object) -> bool:
+    return value is None or (type(value) is float and -_INF < value < _INF)
+
+
+def _turn_json(turn: TurnEntry) -> str:
+    """``_turn_to_dict(turn)`` as compact JSON, the same bytes as ``json.dumps`` of it: the
+    usual turn (an int, a plain string, finite floats or None, no lateness) by hand,
+    json's own float and string encoders doing the values; any other through the dict."""
+    seconds = turn.seconds
+    left = turn.left
+    if (
+        turn.late is None
+        and type(turn.number) is int
+        and type(turn.turn) is str
+        and type(turn.opening) is bool
+        and _finite_or_none(seconds)
+        and _finite_or_none(left)
+    ):
+        return (
+            f'{{"number":{turn.number},"color":{_COLOR_JSON[turn.color]},"turn":{encode_basestring(turn.turn)},'
+            f'"seconds":{"null" if seconds is None else float.__repr__(seconds)},'
+            f'"left":{"null" if left is None else float.__repr__(left)},'
+            f'"opening":{"true" if turn.opening else "false"}}}'
+        )
+    return json.dumps(_turn_to_dict(turn), ensure_ascii=False, separators=(",", ":"))
 
 
 def _turn_from_dict(data: dict[str, Any]) -> TurnEntry:
