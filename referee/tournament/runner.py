@@ -39,6 +39,7 @@ from typing import Any, TextIO
 import trio
 
 from referee.errors import ResultsError, RunStopped, VastuzError, single_error
+from referee.play.cpu import available_cpus
 from referee.play.records import GameSummary
 from referee.ratings.report import Standings
 from referee.render.standings_text import render, summary_line
@@ -224,6 +225,10 @@ class Tournament:
         self.say(f"results: {shown(self.results.path)}")
         for line in cpu_lines(self.config, self.executor.cores):
             self.say(line, always=line.startswith("warning"))
+        cpus = available_cpus()
+        note = processes_note(self.config, len(cpus) if cpus else os.cpu_count() or 1)
+        if note is not None:
+            self.say(note)
         if progress.resumed:
             self.say(f"resuming: {progress.resumed} of {progress.total} games already played")
 
@@ -388,9 +393,35 @@ class Tournament:
         self.publisher.page(st, self.records, self.plan.test(), (progress.done, progress.total), running)
 
 
+ONE_PROCESS_GAMES = 2
+"""Games at once that keep one referee process's core busy when the bots answer at once
+(instant C bots: one process plays about as many games a second at concurrency 2 as at 8;
+the README's Speed table has the figures)."""
+
+
+def processes_note(config: TournamentConfig, cores: int) -> str | None:
+    """The header's note that a run plays more games at once in this process than one core
+    can drive when its bots are quick, with the ``--processes`` that would spread them;
+    None when it does not apply (a cluster, several processes already, one core)."""
+    c = config
+    if (
+        c.executor.dask is not None
+        or c.executor.processes > 1
+        or cores < 2
+        or c.concurrency <= ONE_PROCESS_GAMES
+    ):
+        return None
+    suggest = min(cores, -(-c.concurrency // ONE_PROCESS_GAMES))
+    return (
+        f"note: {c.concurrency} games at once in one referee process, which runs on one core: with bots "
+        f"that answer quickly that core is the limit from about {ONE_PROCESS_GAMES} games at once; "
+        f"--processes {suggest} spreads them over {suggest} referee processes ({cores} cores here)"
+    )
+
+
 async def run_tournament(config: TournamentConfig, **options: Any) -> TournamentResult:
     """Play (or resume) ``config``'s tournament; see :class:`Tournament` for the options."""
     return await Tournament(config, **options).run()
 
 
-__all__ = ["Progress", "Tournament", "TournamentResult", "game_line", "run_tournament"]
+__all__ = ["Progress", "Tournament", "TournamentResult", "game_line", "processes_note", "run_tournament"]
