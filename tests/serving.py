@@ -14,7 +14,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -160,3 +160,53 @@ def wait_for(
             return state
         version = state["version"]
     raise AssertionError(f"game {game_id}: never asked {asked}")
+
+
+def live_config(folder: Path, output: Path) -> Path:
+    """A short tournament whose games last a few seconds (mcts thinks its 0.15 s a move)."""
+    path = folder / "live.yaml"
+    path.write_text(
+        "name: live\nboard_size: 5\nopening: pie\ntime_control: {per_move: 0.15}\n"
+        "schedule: {kind: round_robin, games_per_pair: 2}\nconcurrency: 1\n"
+        f"output: {output}\n"
+        "bots:\n"
+        f"  - name: mcts\n    command: {sys.executable} -m sample_bots.mcts_bot --seed 1\n    cwd: {ROOT}\n"
+        f"  - name: random\n    command: {sys.executable} -m sample_bots.random_bot\n    cwd: {ROOT}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+@contextmanager
+def tournament(*args: str, cwd: Path) -> Iterator[subprocess.Popen[str]]:
+    """``vastuz tournament ARGS`` until the block ends (then Ctrl-C, as a person stops it)."""
+    run = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "tournament", *args],
+        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    try:
+        yield run
+    finally:
+        run.send_signal(signal.SIGINT)
+        try:
+            run.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            run.wait()
+        assert run.stdout is not None and run.stderr is not None
+        run.stdout.close()
+        errors = run.stderr.read()
+        run.stderr.close()
+        assert "Traceback" not in errors, errors[-3000:]
+
+
+def until(check: Callable[[], Any], what: str, limit: float = 30.0) -> Any:
+    """``check()`` once it is true (polled every 50 ms for at most ``limit`` seconds)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"never: {what}")

@@ -15,7 +15,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from serving import ROOT, Served, a_turn, bots_file, finished_run, serving, wait_for
+from serving import (
+    ROOT,
+    Served,
+    a_turn,
+    bots_file,
+    finished_run,
+    live_config,
+    serving,
+    tournament,
+    until,
+    wait_for,
+)
 
 from referee.play.records import GameRecord
 from referee.tournament.store.results import ResultsFile
@@ -167,18 +178,19 @@ def test_the_live_feed_and_its_client_bound(served: Served) -> None:
         turn = a_turn(served, game, state)
         served.post(f"/api/play/{game}/turn", {"turn": turn})
         seen = b""
-        while b'"turns":["' not in seen:
+        events: list[bytes] = []
+        while not events:  # whole events only (a read may end inside one)
             seen += streams[0][1].read1(65536)
-        event = next(
-            line for line in seen.split(b"\n") if line.startswith(b"data: ") and b'"turns":["' in line
-        )
+            done = seen.split(b"\n\n")[:-1]
+            events = [e for e in done if b'"turns":["' in e]
+        event = next(line for line in events[0].split(b"\n") if line.startswith(b"data: "))
         data = json.loads(event[6:])
         assert data["game_id"] == game and data["svg"].startswith("<svg") and data["turns"][0] == turn
         assert len(data["score"]) == 2 and len(data["clocks"]) == 2 and data["to_move"] in ("black", "white")
     finally:
         for conn, _ in streams:
             conn.close()
-    served.post(f"/api/play/{game}/resign")
+        served.post(f"/api/play/{game}/resign")
 
 
 def test_the_guards(served: Served) -> None:
@@ -247,3 +259,19 @@ def test_bad_command_lines_are_clear(folder: Path) -> None:
             args,
             done.stderr,
         )
+
+
+def test_a_run_in_another_process_is_followed_through_its_live_file(tmp_path: Path) -> None:
+    out = tmp_path / "runs" / "elsewhere"
+    with tournament(str(live_config(tmp_path, out)), "--live", cwd=tmp_path):
+        until(lambda: (out / "results.jsonl").exists(), "the run starts")
+        with serving(str(tmp_path / "runs"), cwd=tmp_path) as server:
+            live = until(lambda: server.get("/api/live")[1], "a game in progress in the other process")
+            assert live[0]["run"] == "elsewhere" and sorted(live[0]["bots"]) == ["mcts", "random"]
+            seen = len(live[0]["turns"])
+            until(
+                lambda: any(len(g["turns"]) > seen for g in server.get("/api/live")[1]),
+                "its next turns, read from OUTPUT/live.json",
+            )
+            assert server.get("/api/runs")[1][0]["running"] is True
+    assert json.loads((out / "live.json").read_text()) == {"games": []}  # the run has stopped

@@ -6,18 +6,13 @@ Skipped, with the reason, only when Chromium, chromedriver or the serve extra is
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from serving import ROOT, Served, bots_file, finished_run, serving
+from serving import Served, bots_file, finished_run, live_config, serving, tournament, until
 
 from referee.engine import Position
 from referee.tournament.store.results import ResultsFile
@@ -77,16 +72,6 @@ def served(folder: Path) -> Iterator[Served]:
 def console_errors(driver: WebDriver) -> list[str]:
     entries: list[dict[str, Any]] = driver.get_log("browser")  # type: ignore[no-untyped-call]
     return [e["message"] for e in entries if e["level"] == "SEVERE" and "favicon" not in e["message"]]
-
-
-def until(check: Callable[[], Any], what: str, limit: float = 30.0) -> Any:
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"never: {what}")
 
 
 def data(driver: WebDriver, key: str) -> str:
@@ -179,28 +164,13 @@ def test_a_whole_game_against_the_random_bot_by_clicking(
     assert not console_errors(driver)
 
 
-def test_the_live_page_follows_a_running_tournament(driver: WebDriver, folder: Path, tmp_path: Path) -> None:
-    config = tmp_path / "live.yaml"
-    config.write_text(
-        "name: live\nboard_size: 5\nopening: pie\ntime_control: {per_move: 0.15}\n"
-        "schedule: {kind: round_robin, games_per_pair: 2}\nconcurrency: 1\n"
-        f"output: {tmp_path / 'out'}\n"
-        "bots:\n"
-        f"  - name: mcts\n    command: {sys.executable} -m sample_bots.mcts_bot --seed 1\n    cwd: {ROOT}\n"
-        f"  - name: random\n    command: {sys.executable} -m sample_bots.random_bot\n    cwd: {ROOT}\n",
-        encoding="utf-8",
-    )
-    run = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "tournament", str(config), "--serve", "127.0.0.1:0"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
-    try:
+def test_the_live_page_follows_a_running_tournament(driver: WebDriver, tmp_path: Path) -> None:
+    config = live_config(tmp_path, tmp_path / "out")
+    with tournament(str(config), "--serve", "127.0.0.1:0", cwd=tmp_path) as run:
         assert run.stdout is not None
         line = run.stdout.readline()
         assert line.startswith("serving on http://127.0.0.1:"), line
-        url = line.split()[2]
-        driver.get(url + "/live")
+        driver.get(line.split()[2] + "/live")
         until(lambda: data(driver, "ready") == "1", "the live page connects")
         game = until(lambda: driver.find_elements(By.CSS_SELECTOR, ".live-game"), "a game in progress")[0]
         seen = set()
@@ -212,15 +182,3 @@ def test_the_live_page_follows_a_running_tournament(driver: WebDriver, folder: P
         assert "mcts" in game.find_element(By.CSS_SELECTOR, "h3").text
         assert "score" in game.find_element(By.CSS_SELECTOR, ".info").text
         assert not console_errors(driver)
-    finally:
-        run.send_signal(signal.SIGINT)
-        try:
-            run.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            run.kill()
-            run.wait()
-        assert run.stdout is not None and run.stderr is not None
-        run.stdout.close()
-        errors = run.stderr.read()
-        run.stderr.close()
-    assert "Traceback" not in errors, errors[-3000:]

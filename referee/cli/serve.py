@@ -159,6 +159,12 @@ def add_serve_options(p: argparse.ArgumentParser) -> None:
         "moving live); HOST defaults to 127.0.0.1; only the default in-process executor shows live games",
     )
     p.add_argument("--serve-token", metavar="TOKEN", help="with --serve on another host than this machine's")
+    p.add_argument(
+        "--live",
+        action="store_true",
+        help="write the games in progress to OUTPUT/live.json (a few times a second, atomically), so a "
+        "vastuz serve in another process shows them moving; in-process executor only",
+    )
 
 
 def _address(text: str) -> tuple[str, int]:
@@ -185,10 +191,16 @@ def serve_problem(args: argparse.Namespace) -> str | None:
 
 
 async def served(args: argparse.Namespace, folder: Path, work: Callable[[], Awaitable[T]]) -> T:
-    """``work`` (the tournament) with the server of ``--serve`` beside it."""
-    from referee.serve.runs import run_name
-    from referee.serve.server import Settings, serve_while
+    """``work`` (the tournament) with the server of ``--serve`` and the live file of
+    ``--live`` beside it."""
+    from referee.serve.running import serve_while
 
-    host, port = args.serve
-    settings = Settings(roots=[folder], host=host, port=port, token=args.serve_token)
-    return await serve_while(settings, run_name(folder), work, lambda line: print(line, flush=True))
+    settings = None
+    if args.serve is not None:
+        from referee.serve.server import Settings
+
+        host, port = args.serve
+        settings = Settings(roots=[folder], host=host, port=port, token=args.serve_token)
+    return await serve_while(
+        settings, folder, work, lambda line: print(line, flush=True), live_file=args.live
+    )

@@ -204,7 +204,7 @@ async def cmd_tournament(args: argparse.Namespace) -> int:
             adopt=args.adopt,
         )
         result = await (
-            tournament.run() if args.serve is None else served(args, config.output, tournament.run)
+            served(args, config.output, tournament.run) if args.serve or args.live else tournament.run()
         )
     except ClusterError as exc:  # Dask missing, a wrong address, a worker without a bot
         print(f"vastuz tournament: {exc}", file=sys.stderr)

@@ -65,6 +65,7 @@ class Server:
         self.token = token
         self.loopback = loopback
         self.reads = trio.CapacityLimiter(1)  # one blocking folder read at a time
+        self.scanned: tuple[float, list[Run]] | None = None  # (when, the runs): see server._others
 
     async def blocking(self, fn: Any, *args: Any) -> Any:
         return await trio.to_thread.run_sync(lambda: fn(*args), limiter=self.reads)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -23,6 +24,7 @@ from referee.engine import Color, Position
 from referee.play.records import GameRecord
 from referee.play.spec import GameSpec
 from referee.render.svg import board_svg, read_turn
+from referee.serve.livefile import LIVE_FILE, event_of, live_stamp, read_live, write_live
 
 CLIENT_BUFFER = 64
 """Events a subscriber may fall behind by before it is dropped."""
@@ -127,6 +129,10 @@ class LiveFeed:
     recent: deque[LiveGame] = field(default_factory=lambda: deque(maxlen=RECENT))
     _dirty: set[str] = field(default_factory=set)
     _changed: trio.Event = field(default_factory=trio.Event)
+    file: Path | None = None
+    """Where the games in progress are also written (``OUTPUT/live.json``), if anywhere."""
+    remote: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Games read from the live files of runs in other processes, by key."""
     _clients: set[trio.MemorySendChannel[str]] = field(default_factory=set)
     _count: int = 0
 
@@ -150,7 +156,7 @@ class LiveFeed:
 
     def snapshot(self) -> list[dict[str, Any]]:
         """The games in progress (``GET /api/live``)."""
-        return [g.state() for g in self.games.values()]
+        return [g.state() for g in self.games.values()] + list(self.remote.values())
 
     def event(self, game: LiveGame) -> str:
         """One server-sent event: the game's state and its board."""
@@ -165,19 +171,53 @@ class LiveFeed:
             await self._changed.wait()
             self._changed = trio.Event()
             dirty, self._dirty = self._dirty, set()
-            by_key = {g.key: g for g in (*self.games.values(), *self.recent)}
-            events = [self.event(by_key[k]) for k in sorted(dirty) if k in by_key]
-            for channel in list(self._clients):
-                for text in events:
-                    try:
-                        channel.send_nowait(text)
-                    except trio.WouldBlock:  # too slow: dropped, its stream ends
-                        self._clients.discard(channel)
-                        channel.close()
-                        break
-                    except trio.BrokenResourceError:
-                        self._clients.discard(channel)
-                        break
+            if self.file is not None:
+                games = [g.state() for g in self.games.values()]
+                await trio.to_thread.run_sync(write_live, self.file, games)
+            if self._clients:  # else nothing is built: nobody follows
+                by_key = {g.key: g for g in (*self.games.values(), *self.recent)}
+                self.send([self.event(by_key[k]) for k in sorted(dirty) if k in by_key])
+            await trio.sleep(self.cadence)
+
+    def send(self, events: list[str]) -> None:
+        """Hand ``events`` to every subscriber without waiting."""
+        for channel in list(self._clients):
+            for text in events:
+                try:
+                    channel.send_nowait(text)
+                except trio.WouldBlock:  # too slow: dropped, its stream ends
+                    self._clients.discard(channel)
+                    channel.close()
+                    break
+                except trio.BrokenResourceError:
+                    self._clients.discard(channel)
+                    break
+
+    async def follow(self, folders: Callable[[], Awaitable[list[tuple[str, Path]]]]) -> None:
+        """Forever: read the live files of the runs ``folders()`` names (``(run, folder)``
+        pairs of the runs going on), each only when it changed, and send what changed."""
+        cache: dict[Path, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
+        while True:
+            found: dict[str, dict[str, Any]] = {}
+            for run, folder in await folders():
+                path = folder / LIVE_FILE
+                stamp = await trio.to_thread.run_sync(live_stamp, path)
+                if stamp is None:
+                    continue
+                if path not in cache or cache[path][0] != stamp:
+                    read = await trio.to_thread.run_sync(read_live, path)
+                    if read is None:
+                        continue
+                    cache[path] = read
+                for state in cache[path][1]:
+                    found[str(state["key"])] = {**state, "run": run}
+            events = [
+                event_of(state, ended=False) for key, state in found.items() if self.remote.get(key) != state
+            ]
+            events += [event_of(state, ended=True) for key, state in self.remote.items() if key not in found]
+            self.remote = found
+            if self._clients:
+                self.send([e for e in events if e is not None])
             await trio.sleep(self.cadence)
 
     @contextmanager
@@ -189,6 +229,10 @@ class LiveFeed:
         send, receive = trio.open_memory_channel[str](CLIENT_BUFFER)
         for game in list(self.games.values())[: CLIENT_BUFFER // 2]:
             send.send_nowait(self.event(game))
+        for state in list(self.remote.values())[: CLIENT_BUFFER // 4]:
+            text = event_of(state, ended=False)
+            if text is not None:
+                send.send_nowait(text)
         self._clients.add(send)
         try:
             yield receive

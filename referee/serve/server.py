@@ -5,12 +5,10 @@ people's games in the same nursery. Nothing here starts a thread."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
 
 import trio
 from hypercorn.config import Config
@@ -24,7 +22,8 @@ from referee.serve.live import LiveFeed
 from referee.tournament.store.files import RESULTS
 from referee.tournament.store.results import FolderLock, ResultsFile
 
-T = TypeVar("T")
+RESCAN_SECONDS = 5.0
+"""How often the runs served are listed again to follow the live files of those going on."""
 
 
 @dataclass
@@ -67,6 +66,7 @@ async def serve(
         async with trio.open_nursery() as nursery:
             games.nursery = nursery
             nursery.start_soon(feed.publish)
+            nursery.start_soon(feed.follow, partial(_others, server, feed))
             bound = await nursery.start(hypercorn_serve, build_app(server), config)
             task_status.started(bound)
 
@@ -76,20 +76,11 @@ def say_bound(bound: list[str], token: bool) -> str:
     return f"serving on {urls}" + (" (requests that start or play games need the token)" if token else "")
 
 
-async def serve_while(
-    settings: Settings, run_name: str, work: Callable[[], Awaitable[T]], say: Callable[[str], None]
-) -> T:
-    """Serve while ``work`` runs in this task, with every game it plays (in this process) in
-    the live feed, then stop serving: ``vastuz tournament --serve``."""
-    from referee.play.game import WATCH
-
-    feed = LiveFeed(max_clients=settings.limits.max_clients)
-    async with trio.open_nursery() as nursery:
-        bound = await nursery.start(partial(serve, settings, feed=feed))
-        say(say_bound(bound, settings.token is not None))
-        token = WATCH.set(feed.watcher(run_name))
-        try:
-            return await work()
-        finally:
-            WATCH.reset(token)
-            nursery.cancel_scope.cancel()
+async def _others(server: Server, feed: LiveFeed) -> list[tuple[str, Path]]:
+    """The served runs going on in other processes, whose live files the feed follows (the
+    list of runs made again every :data:`RESCAN_SECONDS`)."""
+    now = trio.current_time()
+    if server.scanned is None or now - server.scanned[0] > RESCAN_SECONDS:
+        server.scanned = (now, await server.runs())
+    own = None if feed.file is None else feed.file.parent.resolve()
+    return [(r.name, r.folder) for r in server.scanned[1] if r.running and r.folder.resolve() != own]
