@@ -8,7 +8,7 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,13 +24,14 @@ from referee.tournament.slots import ScheduledGame
 @dataclass
 class Progress:
     """Counts for the live output: games done, the real length of this run's games (the
-    ETA's pace), each bot's forfeits so far. ``slots``: games played at once."""
+    ETA's pace), each bot's forfeits so far. ``slots``: games played at once, or what says
+    it as the run goes (a cluster's workers join and leave)."""
 
     total: int
     resumed: int
     played: int = 0
     void: int = 0
-    slots: int = 1
+    slots: int | Callable[[], int] = 1
     started_at: float = field(default_factory=time.monotonic)
     walls: float = 0.0
     """Wall seconds of this run's rated games, summed (void games are not a game's length)."""
@@ -61,6 +62,9 @@ class Progress:
         if fault is not None and not void:
             self.forfeits.setdefault(labels[fault.seat], Counter())[fault.kind.value] += 1
 
+    def at_once(self) -> int:
+        return max(1, self.slots if isinstance(self.slots, int) else self.slots())
+
     def mean_game(self) -> float | None:
         """The mean wall time of this run's rated games, None before the first."""
         return self.walls / self.timed if self.timed else None
@@ -72,7 +76,7 @@ class Progress:
         left = self.total - self.done if remaining is None else remaining
         if mean is None:
             return "?"
-        return clock(mean * math.ceil(max(0, left) / max(1, self.slots)))
+        return clock(mean * math.ceil(max(0, left) / self.at_once()))
 
     def elapsed(self) -> str:
         return clock(time.monotonic() - self.started_at)
@@ -85,7 +89,7 @@ class Progress:
         open_ended, state = plan.open_ended, plan.state()
         total = max(plan.total, self.done)  # a knockout's shrinks as its matches are decided
         mean = self.mean_game()
-        pace = "" if mean is None else f" (mean game {mean:.1f} s, {self.slots} at once)"
+        pace = "" if mean is None else f" (mean game {mean:.1f} s, {self.at_once()} at once)"
         extra = [part for part in (self.forfeit_words(), state) if part]
         if open_ended:
             out = [f"[{self.done}] {game}"]

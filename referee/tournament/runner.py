@@ -171,7 +171,7 @@ class Tournament:
             games = plan.games({r.slot for r in played})
             # Games to play; None: the plan decides as it goes.
             to_play = games.remaining if games.available() else 0
-            progress = Progress(total=plan.total, resumed=games.resumed, slots=self.executor.slots)
+            progress = Progress(total=plan.total, resumed=games.resumed, slots=lambda: self.executor.slots)
             progress.seed(played)  # the forfeits so far
             self._header(progress)
             (self.folder / LOGS).mkdir(exist_ok=True)
