@@ -150,12 +150,17 @@ def test_the_pie_rule_resign_and_a_page_that_went_away(served: Served, folder: P
     assert state["color"] == "white"
     status, state = served.post(f"/api/play/{game}/resign")
     assert status == 200 and state["status"] == "over" and state["winner"] == "random"
+    at_choice = start(served, side="pie", name="cy")
+    wait_for(served, at_choice, asked="color")
+    status, state = served.post(f"/api/play/{at_choice}/resign")  # while asked the pie choice
+    assert status == 200 and state["status"] == "over" and state["winner"] == "random"
     # nobody answers: the person's clock runs out, a loss on time
     idle = start(served, name="dee", time_control={"per_move": 1})
     state = wait_for(served, idle, asked="color", limit=20)
     assert state["status"] == "over" and state["winner"] == "random"
     by_id = {r.game_id: r for r in human_records(folder)}
     assert by_id[game].termination.value == "resign" and by_id[idle].termination.value == "time"
+    assert by_id[at_choice].termination.value == "resign"
 
 
 def test_the_live_feed_and_its_client_bound(served: Served) -> None:

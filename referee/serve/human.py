@@ -14,6 +14,7 @@ people as it rates bots.
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 from collections.abc import Callable
@@ -25,7 +26,7 @@ import trio
 
 from protocol.messages import Command, Response
 from referee.engine import Position, TurnError
-from referee.play.faults import BotTimeout
+from referee.play.faults import BotResigned, BotTimeout
 from referee.play.game import play_game
 from referee.play.options import BotOptions
 from referee.play.player import Exchange
@@ -38,6 +39,8 @@ from referee.serve.live import LiveFeed, clocks, game_state
 from referee.serve.pages import clickable
 from referee.tournament.store.files import LOGS
 from referee.tournament.store.results import Appender
+
+log = logging.getLogger("referee.serve")
 
 DECISIONS = {"genmove": "turn", "gensetup": "setup", "choose_color": "color"}
 """The commands a person answers, and what the API calls them."""
@@ -103,14 +106,16 @@ class HumanPlayer:
         kind = DECISIONS.get(command.name)
         if kind is None:
             return Exchange(command, Response(True, self._id), 0.0)
-        if self.resigned and kind == "turn":
-            return Exchange(command, Response(True, self._id, "resign"), 0.0)
+        if self.resigned:
+            raise BotResigned(self.label, str(command), "resigned")
         send, receive = trio.open_memory_channel[str](1)
         self.asked = Asked(kind, began + timeout, self.margin, send)
         self.on_asked()
         try:
             with trio.move_on_after(timeout):
                 text = await receive.receive()
+                if self.resigned:  # any decision: the pie choice too
+                    raise BotResigned(self.label, str(command), "resigned")
                 return Exchange(command, Response(True, self._id, text), trio.current_time() - began)
         finally:
             self.asked = None
@@ -125,8 +130,8 @@ class HumanPlayer:
 
     def resign(self) -> None:
         self.resigned = True
-        if self.asked is not None and self.asked.kind == "turn":
-            self.answer("turn", "resign")
+        if self.asked is not None:
+            self.answer(self.asked.kind, "resign")
 
 
 def time_control_of(data: object) -> TimeControl:
@@ -163,9 +168,14 @@ class HumanGame:
         self.position = Position.new(size)
         self.record: GameRecord | None = None
         self.final: GameRecord | None = None
+        self.failure: str | None = None  # a failure of the server's own, if the game had one
         self.version = 0
         self._changed = trio.Event()
         self.ended = trio.Event()
+
+    @property
+    def over(self) -> bool:
+        return self.final is not None or self.failure is not None
 
     # ------------------------------------------------------------------ observer
     def on_turn(self, record: GameRecord, position: Position) -> None:
@@ -201,7 +211,17 @@ class HumanGame:
         )
 
     async def run(self, folder: Path, appender: Appender, feed: LiveFeed) -> None:
-        """Play the game, append its record to ``folder``'s results and keep it."""
+        """Play the game, append its record to ``folder``'s results and keep it. A failure
+        of ours (the results file changed under the server) ends this game, not the server."""
+        try:
+            await self._run(folder, appender, feed)
+        except Exception as exc:
+            log.exception("game %s", self.id)
+            self.failure = f"{type(exc).__name__}: {exc}"
+            self._bump()
+            self.ended.set()
+
+    async def _run(self, folder: Path, appender: Appender, feed: LiveFeed) -> None:
         served = self.bot
         options = BotOptions(
             startup_timeout=served.startup_timeout or DEFAULT_STARTUP_TIMEOUT,
@@ -233,7 +253,7 @@ class HumanGame:
     def turn(self, text: str) -> None:
         """Hand the person's turn to the game if the engine accepts it here; else
         :class:`PlayError` 422 with the engine's reason, and nothing changes."""
-        if self.final is not None:
+        if self.over:
             raise PlayError(409, "the game is over")
         asked = self.player.asked
         if asked is None:
@@ -271,7 +291,7 @@ class HumanGame:
         }
 
     def resign(self) -> None:
-        if self.final is not None:
+        if self.over:
             raise PlayError(409, "the game is over")
         self.player.resign()
 
@@ -292,7 +312,7 @@ class HumanGame:
             "seat": self.seat,
             "color": color,
             "version": self.version,
-            "status": "over" if self.final is not None else "playing" if record is not None else "starting",
+            "status": "over" if self.over else "playing" if record is not None else "starting",
             "asked": None if asked is None else asked.kind,
             "time_left": None if asked is None else round(max(0.0, asked.deadline - asked.margin - now), 2),
             "time_control": self.time_control.as_dict(),
@@ -306,6 +326,8 @@ class HumanGame:
         if record is not None:
             out["game"] = game_state(record, self.position)
             out["clocks"] = clocks(record)
+        if self.failure is not None:
+            out["result"], out["reason"], out["winner"] = "void", f"server error: {self.failure}", None
         if self.final is not None:
             out["result"] = self.final.result
             out["reason"] = self.final.reason
@@ -342,7 +364,7 @@ class HumanGames:
         self.nursery: trio.Nursery | None = None
 
     def live(self) -> int:
-        return sum(1 for g in self.games.values() if g.final is None)
+        return sum(1 for g in self.games.values() if not g.over)
 
     def start(self, data: object) -> HumanGame:
         """Start the game a ``POST /api/play`` body asks for."""
@@ -376,7 +398,7 @@ class HumanGames:
         game = HumanGame(f"human-{secrets.token_hex(4)}", name, bot, size, str(side), tc)
         self.games[game.id] = game
         self.nursery.start_soon(game.run, self.folder, self.appender, self.feed)
-        finished = [k for k, g in self.games.items() if g.final is not None]
+        finished = [k for k, g in self.games.items() if g.over]
         for key in finished[: max(0, len(finished) - KEPT)]:
             del self.games[key]
         return game
