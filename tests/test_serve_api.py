@@ -197,6 +197,18 @@ def test_the_live_feed_and_its_client_bound(served: Served) -> None:
             conn.close()
         served.post(f"/api/play/{game}/resign")
 
+    def reconnects() -> bool:  # the closed streams' places are free again: two at once
+        conns = [http.client.HTTPConnection(host, int(port), timeout=10) for _ in range(2)]
+        try:
+            for conn in conns:
+                conn.request("GET", "/api/events")
+            return all(conn.getresponse().status == 200 for conn in conns)
+        finally:
+            for conn in conns:
+                conn.close()
+
+    until(reconnects, "two clients again after two left", 15)
+
 
 def test_the_guards(served: Served) -> None:
     assert served.call("POST", "/api/play", raw=b"{}", headers={"Content-Type": "text/plain"})[0] == 415
