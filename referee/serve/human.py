@@ -27,7 +27,7 @@ import trio
 from protocol.messages import Command, Response
 from referee.engine import Position, TurnError
 from referee.play.faults import BotResigned, BotTimeout
-from referee.play.game import play_game
+from referee.play.game import GameObserver, play_game
 from referee.play.options import BotOptions
 from referee.play.player import Exchange
 from referee.play.process import BotProcess
@@ -338,7 +338,7 @@ class HumanGame:
 class _Both:
     """Two observers of one game."""
 
-    def __init__(self, first: HumanGame, second: Any) -> None:
+    def __init__(self, first: HumanGame, second: GameObserver) -> None:
         self.first = first
         self.second = second
 

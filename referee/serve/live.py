@@ -141,7 +141,7 @@ class LiveFeed:
         self._count += 1
         return _Watch(self, f"{run}/{game_id}#{self._count}", run)
 
-    def watcher(self, run: str) -> Any:
+    def watcher(self, run: str) -> Callable[[GameSpec], _Watch]:
         """A factory for :data:`referee.play.game.WATCH`: every game of ``run``."""
 
         def make(spec: GameSpec) -> _Watch:
