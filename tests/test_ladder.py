@@ -25,7 +25,7 @@ from referee.ladder.pairing import pair_round, round_games
 from referee.ladder.ratings import pairing_ratings, rating_list
 from referee.ladder.store import SCHEMA_V1, SCHEMA_VERSION, LadderStore, Result
 from referee.play.records import GameRecord
-from referee.play.spec import OpeningKind
+from referee.play.spec import Opening, OpeningKind
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKEBOT = ROOT / "tests" / "fake_bots" / "fakebot.py"
@@ -138,6 +138,9 @@ def test_round_games_are_colour_reversed_pairs_with_their_openings() -> None:
     assert [(g.first, g.second) for g in games] == [("a", "b"), ("b", "a")] * 2
     assert [g.pair_key for g in games] == ["r2-a+b-p1", "r2-a+b-p1", "r2-a+b-p2", "r2-a+b-p2"]
     assert [g.index for g in games] == [10, 11, 12, 13]
+    openings = (Opening("a1", "b2", (), "o1"), Opening("c3", "a2", (), "o2"), Opening("b1", "c1", (), "o3"))
+    dealt = round_games(pairings, 4, OpeningKind.RANDOM, openings, index=2)
+    assert [g.opening.label for g in dealt if g.opening is not None] == ["o2", "o2", "o3", "o3"]
 
 
 # ------------------------------------------------------------------------------ ratings

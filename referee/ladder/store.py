@@ -12,11 +12,11 @@ Tables (schema :data:`SCHEMA_VERSION`; ``schema_version`` holds the file's, and
   before any of its games starts; a slot's key (``r12-a+b-01``) is the game's id, and its
   state ``pending`` until its record is in, then ``done`` (``void``: the referee could not
   run it; ``cancelled``: a bot of it left the ladder before it was played);
-* ``games``: each counted game's record (the tournament's JSON record, zlib-compressed)
-  with the few columns the rating list needs; its ``slot`` is unique, so a game can be
-  counted once only, and it is committed (with its slot's state, in one transaction,
-  ``synchronous=FULL``) before the game counts anywhere. ``void_games``: the void records,
-  kept as history.
+* ``games``: each counted game, with the few columns the rating list needs, and in
+  ``records`` its record (the tournament's JSON record, zlib-compressed); its ``slot`` is
+  unique, so a game can be counted once only, and it is committed (with its record and
+  its slot's state, in one transaction, ``synchronous=FULL``) before the game counts
+  anywhere. ``void_games``: the void records, kept as history.
 
 A game in flight when the ladder is killed has no record: its slot is still pending and the
 next run plays it. Every method is a small synchronous transaction under a lock, so the
@@ -78,8 +78,9 @@ INSERT INTO schema_version VALUES (1);
 
 
 def _v1_to_v2(db: sqlite3.Connection) -> None:
-    """Records compressed (a record is mostly its turns: zlib keeps about a fifth), and the
-    columns the rating list needs beside them, so ``status`` reads no record."""
+    """Records compressed (a record is mostly its turns: zlib keeps about a fifth) in a
+    table of their own, and the columns the rating list needs in ``games``, so ``status``
+    and each round's pairing read a few bytes per game, never a record."""
     db.execute(
         """CREATE TABLE games2 (
             seq INTEGER PRIMARY KEY,
@@ -88,14 +89,17 @@ def _v1_to_v2(db: sqlite3.Connection) -> None:
             b TEXT NOT NULL,
             winner INTEGER,
             pair_key TEXT,
-            ended TEXT NOT NULL,
-            record BLOB NOT NULL
+            ended TEXT NOT NULL
         )"""
     )
+    db.execute("CREATE TABLE records (seq INTEGER PRIMARY KEY REFERENCES games2(seq), record BLOB NOT NULL)")
     rows = db.execute("SELECT slot, record FROM games ORDER BY rowid").fetchall()
     for slot, text in rows:
-        db.execute("INSERT INTO games2 (slot, a, b, winner, pair_key, ended, record) VALUES (?,?,?,?,?,?,?)",
-                   (slot, *_columns(GameRecord.from_json(text)), _pack(text)))  # fmt: skip
+        cursor = db.execute(
+            "INSERT INTO games2 (slot, a, b, winner, pair_key, ended) VALUES (?,?,?,?,?,?)",
+            (slot, *_columns(GameRecord.from_json(text))),
+        )
+        db.execute("INSERT INTO records VALUES (?, ?)", (cursor.lastrowid, _pack(text)))
     db.execute("DROP TABLE games")
     db.execute("ALTER TABLE games2 RENAME TO games")
     db.execute("CREATE INDEX slots_round ON slots(round, state)")
@@ -352,10 +356,11 @@ class LadderStore:
                 self._db.execute("INSERT INTO void_games (slot, record) VALUES (?, ?)", (slot, text))
                 self._db.execute("UPDATE slots SET state = 'void' WHERE slot = ?", (slot,))
             else:
-                self._db.execute(
-                    "INSERT INTO games (slot, a, b, winner, pair_key, ended, record) VALUES (?,?,?,?,?,?,?)",
-                    (slot, *_columns(record), _pack(text)),
+                cursor = self._db.execute(
+                    "INSERT INTO games (slot, a, b, winner, pair_key, ended) VALUES (?,?,?,?,?,?)",
+                    (slot, *_columns(record)),
                 )
+                self._db.execute("INSERT INTO records VALUES (?, ?)", (cursor.lastrowid, _pack(text)))
                 self._db.execute("UPDATE slots SET state = 'done' WHERE slot = ?", (slot,))
         return True
 
@@ -392,10 +397,17 @@ class LadderStore:
 
     def records(self) -> Iterator[str]:
         """Every counted game's record as its JSON line, in the order they were committed."""
-        with self._lock:
-            rows = self._db.execute("SELECT record FROM games ORDER BY seq").fetchall()
-        for (blob,) in rows:
-            yield _unpack(blob)
+        last = -1
+        while True:  # a thousand at a time: 100,000 records would be hundreds of MB at once
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT seq, record FROM records WHERE seq > ? ORDER BY seq LIMIT 1000", (last,)
+                ).fetchall()
+            if not rows:
+                return
+            for _, blob in rows:
+                yield _unpack(blob)
+            last = rows[-1][0]
 
     def slot_keys(self) -> list[str]:
         """The slot of every counted game, in order (a test's check that none repeats)."""
