@@ -91,6 +91,7 @@ def watch(argv: list[str], output: Path, counted: Path | None = None, cwd: Path 
     with open(output, "wb") as out:
         began = time.perf_counter()
         env = {**os.environ, "PYTHONPATH": str(TREE)}  # the project measured, not an install's
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's runs start from compiled modules
         process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=env)
         while True:
             done = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
@@ -285,6 +286,11 @@ def main() -> None:
     parser.add_argument("--fastchess-games", type=int, default=200, help="games per run of the comparison")
     parser.add_argument("--fastchess-concurrency", type=int, action="append", help="default 1, 2 and 4")
     parser.add_argument("--only-fastchess", action="store_true", help="skip the tournament table")
+    parser.add_argument(
+        "--rows",
+        default="loop,tournament,quiet",
+        help="the tournament table's runs: loop, tournament (default output), quiet (--standings-every 0)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="the scripted Vastuz game")
     parser.add_argument("--tree", type=Path, default=None, help="the project checkout to measure")
     parser.add_argument("--loop-worker", default=None, help=argparse.SUPPRESS)
@@ -327,16 +333,21 @@ def tournament_table(folder: Path, bot: list[str], sizes: list[int], args: argpa
             "--standings-every 0": [],
         }
         for rep in range(args.reps):
-            rows["loop (referee.py --mode c)"].append(loop_run(folder, bot, games))
-            rows["tournament"].append(
-                vastuz_run(folder, bot, games, args.concurrency, None, f"default-{rep}")
-            )
-            rows["--standings-every 0"].append(
-                vastuz_run(folder, bot, games, args.concurrency, 0, f"quiet-{rep}")
-            )
+            if "loop" in args.rows:
+                rows["loop (referee.py --mode c)"].append(loop_run(folder, bot, games))
+            if "tournament" in args.rows:
+                rows["tournament"].append(
+                    vastuz_run(folder, bot, games, args.concurrency, None, f"default-{rep}")
+                )
+            if "quiet" in args.rows:
+                rows["--standings-every 0"].append(
+                    vastuz_run(folder, bot, games, args.concurrency, 0, f"quiet-{rep}")
+                )
         print(header)
         print("-" * len(header))
         for label, runs in rows.items():
+            if not runs:
+                continue
             cells = [
                 spread([r["first_ms"] for r in runs]),
                 spread([r["last_ms"] for r in runs]),
@@ -351,6 +362,9 @@ def tournament_table(folder: Path, bot: list[str], sizes: list[int], args: argpa
                 + "".join(f"{c:>{w}}" for c, w in zip(cells, widths[2:], strict=True))
             )
         loop, full, quiet = rows.values()
+        if not (loop and full and quiet):
+            print()
+            continue
         share = [1 - q["wall"] / f["wall"] for f, q in zip(full, quiet, strict=True)]
         ratio = [f["play_us"] / lo["play_us"] for f, lo in zip(full, loop, strict=True)]
         ratio_quiet = [q["play_us"] / lo["play_us"] for q, lo in zip(quiet, loop, strict=True)]

@@ -453,10 +453,6 @@ _COLOR_JSON = {color: f'"{color.value}"' for color in Color}
 _INF = math.inf
 
 
-def _finite_or_none(value: object) -> bool:
-    return value is None or (type(value) is float and -_INF < value < _INF)
-
-
 def _turn_json(turn: TurnEntry) -> str:
     """``_turn_to_dict(turn)`` as compact JSON, the same bytes as ``json.dumps`` of it: the
     usual turn (an int, a plain string, finite floats or None, no lateness) by hand,
@@ -468,8 +464,8 @@ def _turn_json(turn: TurnEntry) -> str:
         and type(turn.number) is int
         and type(turn.turn) is str
         and type(turn.opening) is bool
-        and _finite_or_none(seconds)
-        and _finite_or_none(left)
+        and (seconds is None or (type(seconds) is float and -_INF < seconds < _INF))
+        and (left is None or (type(left) is float and -_INF < left < _INF))
     ):
         return (
             f'{{"number":{turn.number},"color":{_COLOR_JSON[turn.color]},"turn":{encode_basestring(turn.turn)},'
