@@ -113,7 +113,21 @@ def test_rounds_are_played_stored_rated_and_exported(tmp_path: Path, marker: str
     assert report.returncode == 0, report.stderr
     assert "8 games rated" in report.stdout and "anchor" in report.stdout
     stream = run("export", str(path))
-    assert [GameRecord.from_json(x).slot for x in stream.stdout.splitlines()] == slots
+    played = [GameRecord.from_json(x) for x in stream.stdout.splitlines()]
+    assert [r.slot for r in played] == slots
+    # A new round only when the last has ended: round 2's first start after round 1's last end.
+    ends = max(r.ended_at for r in played if r.slot.startswith("r1-"))
+    assert min(r.started_at for r in played if r.slot.startswith("r2-")) >= ends
+    assert wait_until_gone(marker) == []
+
+
+def test_over_referee_processes(tmp_path: Path, marker: str) -> None:
+    path = write(tmp_path, marker)
+    proc = run(str(path), "--rounds", "2", "--processes", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "referee processes: " in proc.stdout
+    slots = counted(load_ladder(path).store)
+    assert len(slots) == len(set(slots)) == 8
     assert wait_until_gone(marker) == []
 
 
