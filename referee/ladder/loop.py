@@ -65,6 +65,7 @@ class LadderResult:
     stopped_by: str | None
     """``stop file``, a signal's name, or None (its rounds done)."""
     interrupted: bool
+    """Stopped by a signal (the command's exit code 130)."""
 
 
 class Ladder:
@@ -156,7 +157,7 @@ class Ladder:
             self.played,
             self.rounds_played,
             self.stopping,
-            self.stopping is not None and self.stopping != "stop file",
+            self.signals_seen > 0,
         )
 
     def _header(self, games: TournamentConfig, executor: Executor) -> str:
