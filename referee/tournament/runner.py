@@ -31,7 +31,9 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import pickle
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -42,7 +44,6 @@ from referee.errors import ResultsError, RunStopped, VastuzError, single_error
 from referee.play.cpu import available_cpus
 from referee.play.records import GameSummary
 from referee.ratings.report import Standings
-from referee.render.standings_text import render, summary_line
 from referee.tournament.config.odds import TimeOdds
 from referee.tournament.config.values import TournamentConfig
 from referee.tournament.executors.batch import GameSettings, Played
@@ -57,6 +58,7 @@ from referee.tournament.store.folder import LOGS, RESULTS, latest_records, open_
 from referee.tournament.store.pages import PAGE, page_is_final
 from referee.tournament.store.publish import Cadence, Publisher
 from referee.tournament.store.results import FolderLock, ResultsFile
+from referee.tournament.store.standings_process import HEADER, frame
 
 
 class Tournament:
@@ -113,6 +115,7 @@ class Tournament:
         self._table_due: tuple[int, int, bool] | None = None  # (games done, records, one line)
         self._table_pace = Cadence(every=0.0, share=0.1)
         self._file_pace = Cadence()
+        self._to_standings: trio.MemorySendChannel[bytes] | None = None
         c = config
         self.publisher = Publisher(
             self.folder,
@@ -331,17 +334,70 @@ class Tournament:
             and progress.done < progress.total
         ):
             self._table_due = (progress.done, len(self.records), not plan_lines)
+        self._send(("game", summary))
         self._news.set()  # the standings task (_publish) takes it from here
 
     async def _publish(self, progress: Progress) -> None:
-        """The periodic standings, off the games' path: no game task waits for them. A
-        table (or its line) is printed after every ``standings_every`` games, of exactly
-        those games, while that costs at most a tenth of the wall time (else the next one
-        printed is of the latest multiple); the files and the page are rewritten on a time
-        cadence (:class:`~.store.publish.Cadence`: at most a twentieth of the wall time,
-        however long the run). The work runs in a worker thread over a snapshot of the
-        games recorded so far (a prefix of ``self.records``, which only grows)."""
-        published = len(self.records)
+        """The periodic standings, off the games' path, in a process of their own
+        (:mod:`~.store.standings_process`: a thread would hold up the game loop at every
+        bot answer), that is sent each record as it is recorded. A table (or its line) is
+        printed after every ``standings_every`` games, of exactly those games, while that
+        costs at most a tenth of the wall time (else the next one printed is of the latest
+        multiple); the files and the page are rewritten on a time cadence
+        (:class:`~.store.publish.Cadence`: at most a twentieth of the wall time, however
+        long the run). No game task waits for any of it."""
+        process = await trio.lowlevel.open_process(
+            [sys.executable, "-m", "referee.tournament.store.standings_process"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        c = self.config
+        settings = {
+            "folder": self.folder,
+            "name": c.name,
+            "names": c.bot_names,
+            "anchor": c.elo.anchor,
+            "anchor_rating": c.elo.anchor_rating,
+            "bootstrap": 200,  # a look at the table, not the final one
+            "warning": None
+            if c.time_odds is None
+            else f"{c.time_odds}: ratings not comparable with those of even games",
+        }
+        send, outbox = trio.open_memory_channel[bytes](math.inf)
+        self._to_standings = send
+        send.send_nowait(frame(("init", settings, list(self.records))))
+        sent = len(self.records)  # records sent (the process's list is a copy of ours)
+        replies = _Replies(process.stdout)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._feed, process.stdin, outbox)
+                await self._pace(progress, replies, sent)
+        finally:
+            self._to_standings = None
+            with trio.CancelScope(shield=True):
+                # Its input closed, it ends after the work in hand (the final page is ours);
+                # a page it was writing still says when it ran.
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    await process.stdin.aclose()
+                with trio.move_on_after(60):
+                    while (reply := await replies.next()) is not None:
+                        if reply[0] == "wrote":
+                            self.publisher.writes.append(reply[1:4])
+                    await process.wait()
+                if process.returncode is None:
+                    process.kill()
+                    await process.wait()
+
+    async def _feed(self, stdin: trio.abc.SendStream, outbox: trio.MemoryReceiveChannel[bytes]) -> None:
+        """Send the standings process its messages in order, waiting on its pipe here so
+        that no game does."""
+        async for data in outbox:
+            await stdin.send_all(data)
+
+    async def _pace(self, progress: Progress, replies: _Replies, published: int) -> None:
+        """Ask the standings process for a table or the files when each is due (see
+        :meth:`_publish`), one request at a time."""
         while True:
             self._news = trio.Event()  # before looking: a game recorded from now on wakes us
             now = trio.current_time()
@@ -355,42 +411,66 @@ class Tournament:
                 with trio.move_on_at(wake):
                     await self._news.wait()
                 continue
-            try:
-                if table is not None:
-                    self._table_due = None
-                    await self._print_table(*table)
-                    self._table_pace.spent(now, trio.current_time())
-                else:
-                    published = len(self.records)
-                    made = await trio.to_thread.run_sync(
-                        self._write_files, progress.done, progress.total, published
-                    )
-                    self._file_pace.spent(now, trio.current_time(), made)
-            except (OSError, VastuzError) as exc:  # a full disk: the run goes on, the end retries
+            test = self.plan.test()
+            if table is not None:
+                self._table_due = None
+                done, count, one_line = table
+                self._send(
+                    ("table", done, count, one_line and not self.quiet, self.tables and not self.quiet, test)
+                )
+            else:
+                published = len(self.records)
+                self._send(("files", progress.done, progress.total, published, test))
+            reply = await replies.next()
+            if reply is None:  # it ended: the run goes on, its end writes the standings
+                self.say("note: the periodic standings stopped (their process ended); the run goes on")
+                return
+            if reply[0] == "say":
+                if reply[1] is not None:
+                    self.say(reply[1])
+                self._table_pace.spent(now, trio.current_time())
+            elif reply[0] == "wrote":
+                started, ended, count, made = reply[1:]
+                self.publisher.writes.append((started, ended, count))
+                self._file_pace.spent(now, trio.current_time(), made)
+            else:  # a full disk: the run goes on, the end tries again
                 self._file_pace.spent(now, trio.current_time() + 60.0)
-                self.say(f"note: the standings could not be written ({exc}); the run goes on")
+                self.say(f"note: the standings could not be written ({reply[1]}); the run goes on")
 
-    async def _print_table(self, done: int, count: int, one_line: bool) -> None:
-        # Fewer bootstrap samples: a look at the table, not the final one.
-        st = await trio.to_thread.run_sync(self.standings, 200, self.records[:count])
-        if self.quiet:
-            pass
-        elif self.tables:
-            self.say("\n" + render(st, "text", title=f"standings after {done} games").rstrip() + "\n")
-        elif one_line:
-            self.say(f"    standings after {done} games: {summary_line(st)}")
-
-    def _write_files(self, done: int, total: int, count: int) -> float:
-        """``standings.md``, ``standings.json`` and the page of the first ``count`` records
-        (``done`` of ``total`` games); the seconds spent on the new games' replays. In a
-        worker thread."""
-        records = self.records[:count]
-        st = self.standings(200, records)
-        self.publisher.write(st, f"{self.config.name}: standings after {done} of {total} games")
-        return self.publisher.page(st, records, self.plan.test(), (done, total), True)
+    def _send(self, message: tuple[object, ...]) -> None:
+        if self._to_standings is not None:
+            self._to_standings.send_nowait(frame(message))
 
     def _write_page(self, st: Standings, progress: Progress, running: bool) -> None:
         self.publisher.page(st, self.records, self.plan.test(), (progress.done, progress.total), running)
+
+
+class _Replies:
+    """The standings process's answers, one frame at a time."""
+
+    def __init__(self, stdout: trio.abc.ReceiveStream) -> None:
+        self.stdout = stdout
+        self.buffer = bytearray()
+
+    async def _exactly(self, n: int) -> bytes | None:
+        while len(self.buffer) < n:
+            chunk = await self.stdout.receive_some()
+            if not chunk:
+                return None
+            self.buffer += chunk
+        data = bytes(self.buffer[:n])
+        del self.buffer[:n]
+        return data
+
+    async def next(self) -> tuple[Any, ...] | None:
+        head = await self._exactly(HEADER.size)
+        if head is None:
+            return None
+        data = await self._exactly(HEADER.unpack(head)[0])
+        if data is None:
+            return None
+        reply: tuple[Any, ...] = pickle.loads(data)  # our own child's frames, over its pipe
+        return reply
 
 
 ONE_PROCESS_GAMES = 2

@@ -244,7 +244,7 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
     sprt = None if schedule is None or bots is None else _test(schedule, bots, records, manifest_path)
     st = standings(records, bots, anchor=anchor, anchor_rating=anchor_rating, bootstrap=bootstrap, sprt=sprt)
     if schedule is not None and bots is not None:  # the kind's own parts (a gauntlet's challengers)
-        st.sections.extend(_sections(schedule, bots, records))
+        st.sections.extend(plan_sections(schedule, bots, records))
     odds = None if manifest is None else TimeOdds.of_fingerprint(manifest.fingerprint)
     if odds is not None:  # which bot played at which clock, and the note, as the run said
         odds.apply(st)
@@ -291,7 +291,7 @@ def _misfits(manifest: Manifest, records: list[GameSummary], path: Path) -> list
     return plan.misfits(records)
 
 
-def _sections(schedule: object, bots: list[str], records: list[GameSummary]) -> list[Section]:
+def plan_sections(schedule: object, bots: list[str], records: list[GameSummary]) -> list[Section]:
     """The sections the run's plan adds to its standings, rebuilt from the manifest (none
     when its schedule cannot be rebuilt: the standings still stand without them)."""
     try:
