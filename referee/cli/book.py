@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import tempfile
 from pathlib import Path
 
-from referee.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _count, _positive, _program_problem, _size
+from referee.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, _count, _positive, _size, bot_command_words
 from referee.errors import VastuzError
 
 
@@ -80,14 +79,7 @@ async def cmd_book_make(args: argparse.Namespace) -> int:
     if args.turns < 0:
         print(f"vastuz book make: --turns: expected 0 or more, got {args.turns}", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        words = shlex.split(args.bot)
-    except ValueError as exc:
-        print(f"vastuz book make: --bot: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    problem = _program_problem(words)
-    if problem is not None:
-        print(f"vastuz book make: --bot: {problem}", file=sys.stderr)
+    if bot_command_words(args.bot, "vastuz book make: --bot") is None:
         return EXIT_USAGE
     settings = BookSettings(
         args.bot,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import shlex
+import sys
 from pathlib import Path
 
 from referee.engine import MAX_SIZE, MIN_SIZE
@@ -21,14 +23,21 @@ EXIT_INTERRUPTED = 130
 # argparse would otherwise name the function ("invalid _size value: 'x'").
 
 
-def _number(text: str) -> float:
+def finite(text: str, what: str) -> float:
+    """``text`` as a finite number, else the error 'expected {what}' (``what`` with its
+    article: 'a number of seconds', 'an Elo value')."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
     if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number of seconds, got {text!r}")
+        article, _, rest = what.partition(" ")
+        raise argparse.ArgumentTypeError(f"expected {article} finite {rest}, got {text!r}")
     return value
+
+
+def _number(text: str) -> float:
+    return finite(text, "a number of seconds")
 
 
 def _whole(text: str) -> int:
@@ -81,6 +90,22 @@ def _size(text: str) -> int:
 def _program_problem(words: list[str]) -> str | None:
     """Why a bot command cannot start (see :func:`program_problem`)."""
     return "an empty command" if not words else program_problem(words[0], Path.cwd())
+
+
+def bot_command_words(command: str, where: str) -> list[str] | None:
+    """The words of a bot command given on the command line, or None after saying on
+    stderr (``where: ...``, e.g. ``vastuz match: BOT_A``) why it cannot start: it does not
+    split as a shell would, it is empty, or its program is missing or not executable."""
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        print(f"{where}: cannot read the command {command!r}: {exc}", file=sys.stderr)
+        return None
+    problem = _program_problem(words)
+    if problem is not None:
+        print(f"{where}: {problem}", file=sys.stderr)
+        return None
+    return words
 
 
 def add_timeout_options(p: argparse.ArgumentParser) -> None:

@@ -22,10 +22,10 @@ from referee.cli.common import (
     _count,
     _non_negative,
     _positive,
-    _program_problem,
     _size,
     _whole,
     add_timeout_options,
+    bot_command_words,
 )
 from referee.errors import ConfigError, VastuzError
 from referee.play.lateness import Lateness
@@ -149,14 +149,7 @@ async def cmd_match(args: argparse.Namespace) -> int:
         print("vastuz match: --increment needs --main (a Fischer clock)", file=sys.stderr)
         return EXIT_USAGE
     for which, command in (("BOT_A", args.bot_a), ("BOT_B", args.bot_b)):
-        try:
-            words = shlex.split(command)
-        except ValueError as exc:
-            print(f"vastuz match: {which}: cannot read the command {command!r}: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        problem = _program_problem(words)
-        if problem is not None:
-            print(f"vastuz match: {which}: {problem}", file=sys.stderr)
+        if bot_command_words(command, f"vastuz match: {which}") is None:
             return EXIT_USAGE
     if args.book is not None and args.opening != OpeningKind.PIE.value:
         print("vastuz match: --book replaces --opening (the book sets the stones)", file=sys.stderr)

@@ -9,11 +9,10 @@ generalized test on single games (the pairs were not kept), and says so.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Callable
 
-from referee.cli.common import EXIT_OK, EXIT_USAGE
+from referee.cli.common import EXIT_OK, EXIT_USAGE, finite
 from referee.ratings.sprt import Model, Sprt
 
 
@@ -34,20 +33,11 @@ def _counts(size: int, what: str) -> Callable[[str], list[int]]:
 
 
 def _elo(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an Elo value, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite Elo value, got {text!r}")
-    return value
+    return finite(text, "an Elo value")
 
 
 def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a probability between 0 and 1, got {text!r}") from None
+    value = finite(text, "a probability between 0 and 1")
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"expected a probability between 0 and 1, got {text!r}")
     return value
