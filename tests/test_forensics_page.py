@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import trio
-import yaml
+from runs import write_config
 from selenium.webdriver.common.by import By
 from test_render_browser import WebDriver, driver, logs, open_page, select_game  # noqa: F401
 
@@ -36,17 +36,13 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "command": [sys.executable, str(FAKEBOT), "--fault", "crash-loud", "--after", "1"],
         },
     ]
-    config = {
-        "name": "forensics",
-        "board_size": 3,
-        "opening": "pie",
-        "time_control": {"per_move": 0.5, "margin": 0.3},
-        "schedule": {"kind": "round_robin", "games_per_pair": 2},
-        "output": str(folder / "out"),
-        "bots": bots,
-    }
-    path = folder / "forensics.yaml"
-    path.write_text(yaml.safe_dump(config))
+    path = write_config(
+        folder,
+        bots,
+        name="forensics",
+        time_control={"per_move": 0.5, "margin": 0.3},
+        schedule={"kind": "round_robin", "games_per_pair": 2},
+    )
     result = trio.run(lambda: Tournament(load_config(path), out=io.StringIO(), bootstrap=50).run())
     assert result.played == 2
     return folder / "out"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import trio
-import yaml
+from runs import write_config
 from selenium.webdriver.common.by import By
 from test_render_browser import WebDriver, driver, logs, open_page, select_game, shown  # noqa: F401
 
@@ -47,17 +47,13 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "command": [sys.executable, str(FAKEBOT), "--fault", "illegal-occupied", "--after", "1"],
         },
     ]
-    config = {
-        "name": "page",
-        "board_size": 3,
-        "opening": "pie",
-        "time_control": {"per_move": 0.5, "margin": 0.3},
-        "schedule": {"kind": "round_robin", "games_per_pair": 2},
-        "output": str(folder / "out"),
-        "bots": bots,
-    }
-    path = folder / "page.yaml"
-    path.write_text(yaml.safe_dump(config))
+    path = write_config(
+        folder,
+        bots,
+        name="page",
+        time_control={"per_move": 0.5, "margin": 0.3},
+        schedule={"kind": "round_robin", "games_per_pair": 2},
+    )
     result = trio.run(lambda: Tournament(load_config(path), out=io.StringIO(), bootstrap=200).run())
     assert result.played == 6
     return folder / "out"
