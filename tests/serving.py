@@ -162,12 +162,12 @@ def wait_for(
     raise AssertionError(f"game {game_id}: never asked {asked}")
 
 
-def live_config(folder: Path, output: Path) -> Path:
+def live_config(folder: Path, output: Path, *, games: int = 2) -> Path:
     """A short tournament whose games last a few seconds (mcts thinks its 0.15 s a move)."""
     path = folder / "live.yaml"
     path.write_text(
         "name: live\nboard_size: 5\nopening: pie\ntime_control: {per_move: 0.15}\n"
-        "schedule: {kind: round_robin, games_per_pair: 2}\nconcurrency: 1\n"
+        f"schedule: {{kind: round_robin, games_per_pair: {games}}}\nconcurrency: 1\n"
         f"output: {output}\n"
         "bots:\n"
         f"  - name: mcts\n    command: {sys.executable} -m sample_bots.mcts_bot --seed 1\n    cwd: {ROOT}\n"

@@ -280,15 +280,17 @@ def test_bad_command_lines_are_clear(folder: Path) -> None:
 
 def test_a_run_in_another_process_is_followed_through_its_live_file(tmp_path: Path) -> None:
     out = tmp_path / "runs" / "elsewhere"
-    with tournament(str(live_config(tmp_path, out)), "--live", cwd=tmp_path):
-        until(lambda: (out / "results.jsonl").exists(), "the run starts")
+    # enough games that the run is still going once a loaded machine has started the server
+    with tournament(str(live_config(tmp_path, out, games=20)), "--live", cwd=tmp_path):
+        until(lambda: (out / "results.jsonl").exists(), "the run starts", 60)
         with serving(str(tmp_path / "runs"), cwd=tmp_path) as server:
-            live = until(lambda: server.get("/api/live")[1], "a game in progress in the other process")
+            live = until(lambda: server.get("/api/live")[1], "a game in progress in the other process", 60)
             assert live[0]["run"] == "elsewhere" and sorted(live[0]["bots"]) == ["mcts", "random"]
             seen = len(live[0]["turns"])
             until(
                 lambda: any(len(g["turns"]) > seen for g in server.get("/api/live")[1]),
                 "its next turns, read from OUTPUT/live.json",
+                60,
             )
             assert server.get("/api/runs")[1][0]["running"] is True
     assert json.loads((out / "live.json").read_text()) == {"games": []}  # the run has stopped

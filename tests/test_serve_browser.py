@@ -165,7 +165,7 @@ def test_a_whole_game_against_the_random_bot_by_clicking(
 
 
 def test_the_live_page_follows_a_running_tournament(driver: WebDriver, tmp_path: Path) -> None:
-    config = live_config(tmp_path, tmp_path / "out")
+    config = live_config(tmp_path, tmp_path / "out", games=20)  # still going on a loaded machine
     with tournament(str(config), "--serve", "127.0.0.1:0", cwd=tmp_path) as run:
         assert run.stdout is not None
         line = run.stdout.readline()
