@@ -178,6 +178,7 @@ def test_the_live_feed_and_its_client_bound(served: Served) -> None:
             assert response.status == 200 and response.getheader("content-type", "").startswith(
                 "text/event-stream"
             )
+            assert b"live games" in response.read1(65536)  # subscribed: its first line came
             streams.append((conn, response))
         assert served.get("/api/events")[0] == 503  # one client too many
         turn = a_turn(served, game, state)

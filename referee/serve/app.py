@@ -212,25 +212,25 @@ def build_app(server: Server) -> Any:
         return JSONResponse(server.feed.snapshot())
 
     async def api_events(request: Request) -> Response:
-        try:
-            subscription = server.feed.subscribe()
-            channel = subscription.__enter__()
-        except TooManyClients as exc:
-            return _error(503, str(exc))
+        if server.feed.full():
+            return _error(503, f"the live feed has its {server.feed.max_clients} clients already")
 
         async def stream() -> Any:
+            # Subscribed once the response starts, so a client gone before that takes no place;
+            # no yield inside a cancel scope (trio's rule for async generators).
             try:
-                yield ": live games of vastuz serve\n\n"
-                while True:
-                    with trio.move_on_after(KEEPALIVE_SECONDS):
-                        try:
-                            yield await channel.receive()
-                        except (trio.EndOfChannel, trio.ClosedResourceError):
-                            return
-                        continue
-                    yield ": keep-alive\n\n"
-            finally:
-                subscription.__exit__(None, None, None)
+                with server.feed.subscribe() as channel:
+                    yield ": live games of vastuz serve\n\n"
+                    while True:
+                        text = None
+                        with trio.move_on_after(KEEPALIVE_SECONDS):
+                            try:
+                                text = await channel.receive()
+                            except (trio.EndOfChannel, trio.ClosedResourceError):
+                                return
+                        yield ": keep-alive\n\n" if text is None else text
+            except TooManyClients:  # filled between the check and the start
+                return
 
         return StreamingResponse(
             stream(),

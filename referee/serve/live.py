@@ -220,11 +220,15 @@ class LiveFeed:
                 self.send([e for e in events if e is not None])
             await trio.sleep(self.cadence)
 
+    def full(self) -> bool:
+        """Whether the feed has as many subscribers as it allows."""
+        return len(self._clients) >= self.max_clients
+
     @contextmanager
     def subscribe(self) -> Iterator[trio.MemoryReceiveChannel[str]]:
         """A stream of events, starting with every game in progress. Raises
         :class:`TooManyClients` past ``max_clients``."""
-        if len(self._clients) >= self.max_clients:
+        if self.full():
             raise TooManyClients(f"the live feed has its {self.max_clients} clients already")
         send, receive = trio.open_memory_channel[str](CLIENT_BUFFER)
         for game in list(self.games.values())[: CLIENT_BUFFER // 2]:
