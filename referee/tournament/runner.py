@@ -346,11 +346,15 @@ class Tournament:
         multiple); the files and the page are rewritten on a time cadence
         (:class:`~.store.publish.Cadence`: at most a twentieth of the wall time, however
         long the run). No game task waits for any of it."""
-        process = await trio.lowlevel.open_process(
-            [sys.executable, "-m", "referee.tournament.store.standings_process"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-        )
+        try:
+            process = await trio.lowlevel.open_process(
+                [sys.executable, "-m", "referee.tournament.store.standings_process"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+        except OSError as exc:  # no process to spare: the standings at the end only
+            self.say(f"note: no periodic standings ({exc}); they are written at the end")
+            return
         assert process.stdin is not None and process.stdout is not None
         c = self.config
         settings = {
@@ -373,6 +377,7 @@ class Tournament:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._feed, process.stdin, outbox)
                 await self._pace(progress, replies, sent)
+                nursery.cancel_scope.cancel()  # it ended: nothing more to send
         finally:
             self._to_standings = None
             with trio.CancelScope(shield=True):
@@ -392,8 +397,9 @@ class Tournament:
     async def _feed(self, stdin: trio.abc.SendStream, outbox: trio.MemoryReceiveChannel[bytes]) -> None:
         """Send the standings process its messages in order, waiting on its pipe here so
         that no game does."""
-        async for data in outbox:
-            await stdin.send_all(data)
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            async for data in outbox:
+                await stdin.send_all(data)
 
     async def _pace(self, progress: Progress, replies: _Replies, published: int) -> None:
         """Ask the standings process for a table or the files when each is due (see
@@ -423,6 +429,7 @@ class Tournament:
                 self._send(("files", progress.done, progress.total, published, test))
             reply = await replies.next()
             if reply is None:  # it ended: the run goes on, its end writes the standings
+                self._to_standings = None
                 self.say("note: the periodic standings stopped (their process ended); the run goes on")
                 return
             if reply[0] == "say":
