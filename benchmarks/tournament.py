@@ -322,7 +322,7 @@ def main() -> None:
 def tournament_table(folder: Path, bot: list[str], sizes: list[int], args: argparse.Namespace) -> None:
     columns = ("run", "games", "ms/game 1st", "ms/game last", "ref us/turn", "play us/turn",
                "run us/turn", "peak MB", "wall s")  # fmt: skip
-    widths = (26, 8, 13, 13, 13, 14, 13, 9, 9)
+    widths = (26, 8, 22, 22, 22, 22, 22, 14, 18)
     header = "".join(
         f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(columns, widths, strict=True))
     )
@@ -387,7 +387,7 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
     print(f"against fastchess ({args.fastchess}): {games} games per run, {args.reps} interleaved reps")
     columns = ("concurrency", "vastuz cpu us", "fastchess cpu us", "cpu ratio", "vastuz wall us",
                "fastchess wall us", "wall ratio")  # fmt: skip
-    widths = (12, 15, 18, 20, 16, 19, 20)
+    widths = (12, 22, 22, 20, 24, 22, 20)  # a cell is 'median (min-max)'
     header = "".join(
         f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(columns, widths, strict=True))
     )
