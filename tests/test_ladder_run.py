@@ -112,6 +112,13 @@ def test_rounds_are_played_stored_rated_and_exported(tmp_path: Path, marker: str
     )
     assert report.returncode == 0, report.stderr
     assert "8 games rated" in report.stdout and "anchor" in report.stdout
+    pgn = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "export", str(out), "--format", "pgn"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert pgn.returncode == 0 and pgn.stdout.count("[Event ") == 8, pgn.stderr
     stream = run("export", str(path))
     played = [GameRecord.from_json(x) for x in stream.stdout.splitlines()]
     assert [r.slot for r in played] == slots
