@@ -89,6 +89,9 @@ def test_runs_standings_games_and_pages(served: Served) -> None:
         status == 200 and "Leaderboard" in page and "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
     )
     assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert "standings.js" not in page  # a finished run's page is the renderer's, as it is
+    status, stamp = served.get("/api/runs/finished/stamp")
+    assert status == 200 and stamp["running"] is False and stamp["stamp"].endswith("-stopped")
     status, page, headers = served.call("GET", "/runs/finished/games/g3")
     assert status == 200 and "vastuz-data" in page
     for path in ("/", "/live", "/play"):
@@ -294,4 +297,20 @@ def test_a_run_in_another_process_is_followed_through_its_live_file(tmp_path: Pa
                 60,
             )
             assert server.get("/api/runs")[1][0]["running"] is True
+            # its standings page updates itself in place (no reload), long-polling the run's stamp
+            status, page = server.get("/runs/elsewhere/")
+            assert status == 200 and 'http-equiv="refresh"' not in page
+            assert '<script src="/static/standings.js" data-run="elsewhere" data-stamp="' in page
+            assert "connect-src &#x27;self&#x27;" in page
+            status, stamp = server.get("/api/runs/elsewhere/stamp")
+            assert status == 200 and stamp["running"] is True and stamp["run"] == "elsewhere"
+            until(  # a long poll: answered when the next game is recorded (or the run ends)
+                lambda: (
+                    server.get(f"/api/runs/elsewhere/stamp?after={stamp['stamp']}")[1]["stamp"]
+                    != stamp["stamp"]
+                ),
+                "the stamp changes",
+                90,
+            )
+            assert server.get("/static/standings.js")[0] == 200
     assert json.loads((out / "live.json").read_text()) == {"games": []}  # the run has stopped

@@ -1,11 +1,13 @@
 """``vastuz serve`` in a real headless Chromium (selenium), against the real server process:
-the standings page of a finished run, a whole game against the random bot played by
-clicking the board's points (steals by clicking too) to its end with its record in the
-results folder, and the live page following a running ``vastuz tournament --serve``.
+the standings page of a finished run, the standings page of a run going on updating
+itself in place (no reload) until the run stops, a whole game against the random bot
+played by clicking the board's points (steals by clicking too) to its end with its record
+in the results folder, and the live page following a running ``vastuz tournament --serve``.
 Skipped, with the reason, only when Chromium, chromedriver or the serve extra is missing."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -90,6 +92,56 @@ def test_the_standings_page_of_a_finished_run(driver: WebDriver, served: Served)
     assert "in progress" not in driver.page_source
     assert driver.find_elements(By.CSS_SELECTOR, '#board [data-point="c3"]')  # a replay's board
     assert not console_errors(driver)
+
+
+def games_shown(driver: WebDriver) -> int:
+    """The games the page says it has (the replay's "N games")."""
+    found = re.fullmatch(r"([0-9]+) games?", driver.find_element(By.ID, "summary").text)
+    assert found, driver.find_element(By.ID, "summary").text
+    return int(found.group(1))
+
+
+def marker(driver: WebDriver) -> object:
+    return driver.execute_script("return window.__marker")
+
+
+def test_a_running_runs_standings_update_in_place(driver: WebDriver, tmp_path: Path) -> None:
+    out = tmp_path / "runs" / "going"
+    out.parent.mkdir()
+    config = live_config(tmp_path, out, games=20)  # still going on a loaded machine
+    with serving(str(tmp_path / "runs"), cwd=tmp_path) as server:
+        with tournament(str(config), cwd=tmp_path):
+            until(lambda: server.get("/api/runs")[1], "the run starts", 60)
+            driver.get(server.url + "/runs/going/")
+            until(lambda: data(driver, "ready") == "1" and data(driver, "follow") == "following", "the page")
+            assert not driver.find_elements(By.CSS_SELECTOR, 'meta[http-equiv="refresh"]')
+            driver.execute_script("window.__marker = 1")  # gone if the page reloads
+            until(lambda: games_shown(driver) >= 1, "a game recorded, shown without a reload", 120)
+            assert marker(driver) == 1
+            # open a replay at its first turn, scroll: an update keeps both
+            driver.find_elements(By.CSS_SELECTOR, "#list .row")[0].click()
+            driver.find_element(By.ID, "b-first").click()
+            title = driver.find_element(By.ID, "g-title").text
+            label = driver.find_element(By.ID, "turn-label").text
+            assert title.startswith("Game ") and label.startswith(("setup", "start"))
+            driver.execute_script("window.scrollTo(0, 120)")
+            scrolled = driver.execute_script("return window.scrollY")
+            shown = games_shown(driver)
+            until(lambda: games_shown(driver) > shown, "the next game, shown without a reload", 120)
+            assert marker(driver) == 1
+            assert driver.find_element(By.ID, "g-title").text == title
+            assert driver.find_element(By.ID, "turn-label").text == label
+            assert driver.execute_script("return window.scrollY") == scrolled
+            rated = driver.find_element(By.CSS_SELECTOR, "section.standings").text
+            assert f"{games_shown(driver)} games rated" in rated  # the standings went with the games
+            assert len(driver.find_elements(By.CSS_SELECTOR, "#leaderboard tbody tr")) == 2
+        # the run is stopped (Ctrl-C): the page shows the final standings and stops following
+        until(lambda: data(driver, "follow") == "finished", "the page sees the run has ended", 60)
+        assert marker(driver) == 1
+        final = server.get("/api/runs")[1][0]
+        assert final["running"] is False and games_shown(driver) == final["games"]
+        assert driver.find_element(By.ID, "g-title").text == title
+        assert not console_errors(driver)
 
 
 def stones(driver: WebDriver) -> dict[str, str]:

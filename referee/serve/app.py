@@ -27,9 +27,19 @@ from starlette.routing import Route
 from referee.errors import VastuzError
 from referee.render.html import game_page
 from referee.serve import pages
+from referee.serve.assets import STANDINGS_JS
+from referee.serve.following import following
 from referee.serve.human import HumanGames, PlayError
 from referee.serve.live import LiveFeed, TooManyClients
-from referee.serve.runs import Run, find_runs, game_record, run_summary, standings_json, standings_page
+from referee.serve.runs import (
+    Run,
+    find_runs,
+    game_record,
+    run_stamp,
+    run_summary,
+    standings_json,
+    standings_page,
+)
 
 log = logging.getLogger("referee.serve")
 
@@ -39,6 +49,8 @@ LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1"}
 KEEPALIVE_SECONDS = 15.0
 """How often an idle event stream sends a comment (so proxies and browsers keep it)."""
 LONG_POLL_SECONDS = 20.0
+STAMP_SECONDS = 0.5
+"""How often a long poll of a run's stamp looks at its results file again."""
 
 
 @dataclass
@@ -185,7 +197,9 @@ def build_app(server: Server) -> Any:
 
     async def run_page(request: Request) -> Response:
         run = await server.run(request.path_params["run"])
-        return _html(await server.blocking(standings_page, run), own=False)
+        stamp, _ = await server.blocking(run_stamp, run)  # before the page: a change after it is seen
+        page = await server.blocking(standings_page, run)
+        return _html(following(page, run.name, stamp), own=False)
 
     async def game_html(request: Request) -> Response:
         run = await server.run(request.path_params["run"])
@@ -200,6 +214,19 @@ def build_app(server: Server) -> Any:
     async def api_standings(request: Request) -> Response:
         run = await server.run(request.path_params["run"])
         return JSONResponse(await server.blocking(standings_json, run))
+
+    async def api_stamp(request: Request) -> Response:
+        run = await server.run(request.path_params["run"])
+        after = request.query_params.get("after")
+        stamp, running = await server.blocking(run_stamp, run)
+        if after is not None:
+            with trio.move_on_after(LONG_POLL_SECONDS):
+                while stamp == after[:200]:
+                    await trio.sleep(STAMP_SECONDS)
+                    stamp, running = await server.blocking(run_stamp, run)
+        return JSONResponse(
+            {"run": run.name, "stamp": stamp, "running": running}, headers={"Cache-Control": "no-store"}
+        )
 
     async def api_game(request: Request) -> Response:
         run = await server.run(request.path_params["run"])
@@ -292,6 +319,9 @@ def build_app(server: Server) -> Any:
     async def static_css(request: Request) -> Response:
         return Response(pages.CSS, media_type="text/css", headers={"Cache-Control": "no-cache"})
 
+    async def static_standings_js(request: Request) -> Response:
+        return Response(STANDINGS_JS, media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
     routes = [
         Route("/", handled(index)),
         Route("/runs/{run}/", handled(run_page)),
@@ -301,8 +331,10 @@ def build_app(server: Server) -> Any:
         Route("/play/{game_id}", handled(play_game_page)),
         Route("/static/serve.js", static_js),
         Route("/static/serve.css", static_css),
+        Route("/static/standings.js", static_standings_js),
         Route("/api/runs", handled(api_runs)),
         Route("/api/runs/{run}/standings", handled(api_standings)),
+        Route("/api/runs/{run}/stamp", handled(api_stamp)),
         Route("/api/runs/{run}/games/{game_id}", handled(api_game)),
         Route("/api/live", handled(api_live)),
         Route("/api/events", handled(api_events)),

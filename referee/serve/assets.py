@@ -171,3 +171,100 @@ JS = r"""
   if (page === "index") body.dataset.ready = "1";
 })();
 """
+
+STANDINGS_JS = r"""
+"use strict";
+// The served standings page of a run going on (referee/serve/following.py): instead of
+// reloading, wait for the run's results to change, fetch the page again, and put its
+// standings section and its games into this one. The replay's script (the renderer's) reads
+// its data once with JSON.parse: that call is watched for, so the games it lists are the
+// ones this script updates, and the replay's own handlers redraw them.
+(function () {
+  const me = document.currentScript;
+  const run = me.dataset.run;
+  let stamp = me.dataset.stamp;
+  let data = null;  // the replay's data: {style, boards, games}, the very object it reads
+  const parse = JSON.parse;
+  JSON.parse = function (text, reviver) {
+    const value = parse.call(JSON, text, reviver);
+    const source = document.getElementById("vastuz-data");
+    if (source && text === source.textContent) { data = value; JSON.parse = parse; }
+    return value;
+  };
+  const $ = (id) => document.getElementById(id);
+  const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+  let updates = 0;
+
+  function addOptions(select, values) {
+    if (!select) return;
+    const have = new Set([...select.options].map((o) => o.value));
+    for (const v of values) if (!have.has(v)) { const o = document.createElement("option"); o.value = v; o.textContent = v; select.appendChild(o); }
+  }
+  function putStandings(doc) {
+    const old = document.querySelector("section.standings"), fresh = doc.querySelector("section.standings");
+    if (!old || !fresh) return;
+    const open = [...old.querySelectorAll("details")].map((d) => d.open);
+    const node = document.importNode(fresh, true);
+    node.querySelectorAll("details").forEach((d, i) => { if (i < open.length) d.open = open[i]; });
+    old.replaceWith(node);
+  }
+  function putGames(doc) {
+    const source = doc.getElementById("vastuz-data");
+    if (!data || !source) return;
+    const next = parse.call(JSON, source.textContent);
+    const games = data.games, before = games.length;
+    const kept = games.every((g, i) => i < next.games.length && next.games[i].id === g.id);
+    for (const n in next.boards) if (!(n in data.boards)) {
+      const b = next.boards[n]; b.index = {}; b.names.forEach((name, i) => { b.index[name] = i; }); data.boards[n] = b;
+    }
+    games.length = 0;
+    for (const g of next.games) games.push(g);
+    addOptions($("f-bot"), [...new Set(games.flatMap((g) => g.b))].sort());
+    addOptions($("f-term"), [...new Set(games.map((g) => g.m))].sort());
+    if ($("summary")) $("summary").textContent = games.length + (games.length === 1 ? " game" : " games");
+    const list = $("list"), top = list ? list.scrollTop : 0;
+    const filter = $("f-bot");
+    if (filter) filter.dispatchEvent(new Event("change"));  // the replay's own redraw of its list
+    if (list) list.scrollTop = top;
+    // the game shown is found again by its id (the #game=ID&turn=K the replay keeps) when
+    // the games moved, or the first one shown when there was none
+    if (!kept || (before === 0 && games.length)) window.dispatchEvent(new HashChangeEvent("hashchange"));
+    document.body.dataset.games = games.length;
+  }
+  async function follow() {
+    document.body.dataset.follow = "following";
+    for (;;) {
+      try {
+        const r = await fetch("/api/runs/" + encodeURIComponent(run) + "/stamp?after=" + encodeURIComponent(stamp), {cache: "no-store"});
+        if (!r.ok) throw new Error("status " + r.status);
+        const answer = await r.json();
+        if (answer.stamp === stamp) continue;
+        const page = await fetch("/runs/" + encodeURIComponent(run) + "/", {cache: "no-store"});
+        if (!page.ok) throw new Error("status " + page.status);
+        const doc = new DOMParser().parseFromString(await page.text(), "text/html");
+        const x = window.scrollX, y = window.scrollY;
+        putStandings(doc);
+        putGames(doc);
+        window.scrollTo(x, y);
+        updates += 1;
+        document.body.dataset.updates = updates;
+        const again = doc.querySelector("script[data-stamp]");
+        if (!again) {  // the page of a run that has ended: the final standings
+          if (doc.querySelector('meta[http-equiv="refresh"]')) location.reload();  // a page this script cannot follow
+          break;
+        }
+        stamp = again.dataset.stamp;
+      } catch (e) {
+        document.body.dataset.follow = "retrying";
+        await sleep(2000);
+        document.body.dataset.follow = "following";
+      }
+    }
+    document.body.dataset.follow = "finished";
+  }
+  document.addEventListener("DOMContentLoaded", () => {
+    if (data) document.body.dataset.games = data.games.length;
+    follow();
+  });
+})();
+"""

@@ -107,6 +107,18 @@ def run_summary(run: Run) -> dict[str, Any]:
     return {"run": run.name, "folder": str(run.folder), "games": games, "running": run.running}
 
 
+def run_stamp(run: Run) -> tuple[str, bool]:
+    """What changes when the run's standings may have: its results file's size and time,
+    and whether it is going on; and that last."""
+    running = run.running
+    try:
+        st = run.results.stat()
+        seen = f"{st.st_size}-{st.st_mtime_ns}"
+    except OSError:
+        seen = "none"
+    return f"{seen}-{'running' if running else 'stopped'}", running
+
+
 def standings_json(run: Run) -> dict[str, Any]:
     """The run's standings, the ``standings.json`` schema."""
     st, _ = load_standings(run.folder, bootstrap=0)
