@@ -17,6 +17,10 @@ The packages are layers, and imports point one way only (down this list's arrows
       ^          plans (what to play next: fixed schedules, the SPRT), results file,
                  output folder and manifest, standings pages, bot pool, executors
                  (where games run: here, or a Dask cluster, imported only then), runner, match
+      ^
+    ladder      ``vastuz ladder``: a persistent ladder over a SQLite store (its config over
+      ^          the tournament's keys, bot identity, pairing by rating plus noise, the
+                 rating list), its games played by the tournament's executors
     tools       check (the protocol linter), show
       ^
     serve       ``vastuz serve``: the web server (starlette on hypercorn's trio worker), its
