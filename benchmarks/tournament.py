@@ -25,7 +25,8 @@ runs fastchess with two copies of an instant UCI engine (``benchmarks/uci_replay
 fixed legal 111-ply game ending in mate) against ``vastuz tournament`` at concurrency 1, 2
 and 4 (``--fastchess-concurrency``) for ``--fastchess-games`` games each, interleaved, and
 prints the paired ratios Vastuz / fastchess of own CPU per move (each program's process
-alone) and of wall per move.
+alone; Vastuz's also while playing, its start-up and final standings left out) and of wall
+per move.
 
 Measure on a quiet machine where you can: the figures are ratios of runs made side by side
 because a busy one moves every absolute figure.
@@ -385,9 +386,9 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
     subprocess.run([compiler, "-O2", "-o", str(engine), str(UCI_REPLAY)], check=True)
     games = args.fastchess_games
     print(f"against fastchess ({args.fastchess}): {games} games per run, {args.reps} interleaved reps")
-    columns = ("concurrency", "vastuz cpu us", "fastchess cpu us", "cpu ratio", "vastuz wall us",
-               "fastchess wall us", "wall ratio")  # fmt: skip
-    widths = (12, 22, 22, 20, 24, 22, 20)  # a cell is 'median (min-max)'
+    columns = ("concurrency", "vastuz cpu us", "fastchess cpu us", "cpu ratio", "playing ratio",
+               "vastuz wall us", "fastchess wall us", "wall ratio")  # fmt: skip
+    widths = (12, 22, 22, 20, 20, 24, 22, 20)  # a cell is 'median (min-max)'
     header = "".join(
         f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(columns, widths, strict=True))
     )
@@ -399,11 +400,13 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
             ours.append(vastuz_run(folder, bot, games, concurrency, None, f"fc-{concurrency}-{rep}"))
             theirs.append(fastchess_run(args.fastchess, engine, games, concurrency, folder))
         cpu_ratio = [o["ref_us"] / t["own_us"] for o, t in zip(ours, theirs, strict=True)]
+        playing = [o["play_us"] / t["own_us"] for o, t in zip(ours, theirs, strict=True)]
         wall_ratio = [o["wall_us"] / t["wall_us"] for o, t in zip(ours, theirs, strict=True)]
         cells = [
             spread([o["ref_us"] for o in ours], ".1f"),
             spread([t["own_us"] for t in theirs], ".1f"),
             spread(cpu_ratio),
+            spread(playing),
             spread([o["wall_us"] for o in ours], ".1f"),
             spread([t["wall_us"] for t in theirs], ".1f"),
             spread(wall_ratio),
@@ -414,8 +417,10 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
             flush=True,
         )
     print(
-        "\ncpu us: each program's own process CPU per move (turn), start to end of the run; wall us: the"
-        "\nrun's wall time per move; ratios Vastuz / fastchess, paired run by run (goal 1.0 CPU per move)"
+        "\ncpu us: each program's own process CPU per move (turn), start to end of the run; playing ratio:"
+        "\nVastuz's CPU per turn between its first and last recorded game (its start-up and final standings"
+        "\nleft out) over fastchess's whole run; wall us: the run's wall time per move; ratios Vastuz /"
+        "\nfastchess, paired run by run (goal 1.0 CPU per move)"
     )
 
 
