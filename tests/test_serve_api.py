@@ -166,6 +166,34 @@ def test_the_pie_rule_resign_and_a_page_that_went_away(served: Served, folder: P
     assert by_id[at_choice].termination.value == "resign"
 
 
+def test_the_person_makes_the_pie_setup_and_the_bot_chooses(served: Served, folder: Path) -> None:
+    game = start(served, side="pie-setup", name="gil")
+    state = wait_for(served, game, asked="setup")
+    assert state["seat"] == 0 and state["color"] is None and "a1" in state["legal_placements"]
+    for bad, reason in (("c3 c3", "must differ"), ("z9 a1", "no point"), ("c3", "two points"), ("black", "")):
+        status, answer = served.post(f"/api/play/{game}/turn", {"turn": bad})
+        assert status == 422 and "illegal setup" in answer["error"] and reason in answer["error"], answer
+    again = served.get(f"/api/play/{game}")[1]
+    assert again["asked"] == "setup" and again["version"] == state["version"]  # nothing changed
+    assert served.post(f"/api/play/{game}/turn", {"turn": "a1 B1"})[0] == 200
+    state = wait_for(served, game, asked="turn")  # the bot has chosen a colour
+    while state["status"] != "over":
+        assert state["color"] in ("black", "white")
+        status, answer = served.post(f"/api/play/{game}/turn", {"turn": a_turn(served, game, state)})
+        assert status == 200, answer
+        state = wait_for(served, game, asked="turn")
+    record = next(r for r in human_records(folder) if r.game_id == game)
+    assert record.labels == ("gil", "random") and record.termination.value == "score"
+    assert record.setup is not None and (record.setup.black, record.setup.white, record.setup.by) == (
+        "a1",
+        "b1",
+        0,
+    )
+    assert record.choice is not None and record.choice.by == 1
+    assert state["color"] == ("white" if record.black == 1 else "black")
+    assert record.black == (1 if record.choice.color.value == "black" else 0)
+
+
 def test_the_live_feed_and_its_client_bound(served: Served) -> None:
     game = start(served, name="eve", size=4)
     state = wait_for(served, game, asked="turn")
@@ -223,7 +251,7 @@ def test_the_guards(served: Served) -> None:
     for bad, word in (
         ({"bot": "sh -c 'rm -rf /'"}, "no configured bot"),
         ({"bot": "random", "size": 99}, "size"),
-        ({"bot": "random", "side": "green"}, "side"),
+        ({"bot": "random", "side": "green"}, "pie-setup"),
         ({"bot": "random", "name": "<script>"}, "name"),
         ({"bot": "random", "name": "random"}, "a bot's name"),
         ({"bot": "random", "time_control": {"per_move": 0}}, "per_move"),

@@ -216,6 +216,40 @@ def test_a_whole_game_against_the_random_bot_by_clicking(
     assert not console_errors(driver)
 
 
+def test_the_person_makes_the_pie_setup_by_clicking(driver: WebDriver, served: Served, folder: Path) -> None:
+    driver.get(served.url + "/play")
+    until(lambda: data(driver, "ready") == "1", "the form")
+    Select(driver.find_element(By.ID, "bot")).select_by_value("random")
+    Select(driver.find_element(By.ID, "size")).select_by_value("3")
+    Select(driver.find_element(By.ID, "side")).select_by_value("pie-setup")
+    name = driver.find_element(By.ID, "name")
+    name.clear()
+    name.send_keys("setter")
+    driver.find_element(By.CSS_SELECTOR, '[data-action="start"]').click()
+    until(lambda: "/play/human-" in driver.current_url, "the game's page")
+    game_id = driver.current_url.rsplit("/", 1)[1]
+    until(lambda: data(driver, "asked") == "setup", "asked the pie setup", 60)
+    assert "Black stone" in driver.find_element(By.ID, "status").text
+    driver.find_element(By.CSS_SELECTOR, '#board .hit[data-point="c3"]').click()
+    until(lambda: driver.find_elements(By.CSS_SELECTOR, '#board .hit.from[data-point="c3"]'), "c3 chosen")
+    assert "White stone" in driver.find_element(By.ID, "status").text
+    driver.find_element(By.CSS_SELECTOR, '#board .hit[data-point="b2"]').click()
+    until(lambda: data(driver, "asked") != "setup", "the setup goes in", 60)
+    for _ in range(100):
+        until(lambda: data(driver, "status") == "over" or data(driver, "asked") == "turn", "your turn", 60)
+        if data(driver, "status") == "over":
+            break
+        click_a_turn(driver)
+    assert data(driver, "status") == "over"
+    record = next(
+        r for r in ResultsFile(folder / "human" / "results.jsonl").load().records if r.game_id == game_id
+    )
+    assert record.labels == ("setter", "random") and record.setup is not None
+    assert (record.setup.black, record.setup.white, record.setup.by) == ("c3", "b2", 0)
+    assert record.choice is not None and record.choice.by == 1
+    assert not console_errors(driver)
+
+
 def test_the_live_page_follows_a_running_tournament(driver: WebDriver, tmp_path: Path) -> None:
     config = live_config(tmp_path, tmp_path / "out", games=20)  # still going on a loaded machine
     with tournament(str(config), "--serve", "127.0.0.1:0", cwd=tmp_path) as run:

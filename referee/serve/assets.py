@@ -59,11 +59,16 @@ JS = r"""
 
   if (page === "play-game") {
     const id = body.dataset.game;
-    let state = null, prefix = null, steals = [], from = null, ticking = null, askedAt = 0;
+    let state = null, prefix = null, steals = [], from = null, ticking = null, askedAt = 0, setupBlack = null;
     function button(action, show) { const b = document.querySelector('[data-action="' + action + '"]'); if (b) b.hidden = !show; }
     function mark() {
       document.querySelectorAll("#board .hit").forEach((h) => h.classList.remove("legal", "from", "to"));
       const hit = (p) => document.querySelector('#board .hit[data-point="' + p + '"]');
+      if (state && state.asked === "setup") {  // the pie setup: any empty point, Black's then White's
+        state.legal_placements.forEach((p) => { const h = hit(p); if (h && p !== setupBlack) h.classList.add("legal"); });
+        if (setupBlack !== null) { const h = hit(setupBlack); if (h) h.classList.add("from"); }
+        return;
+      }
       if (!state || state.asked !== "turn") return;
       if (prefix === null) { state.legal_placements.forEach((p) => { const h = hit(p); if (h) h.classList.add("legal"); }); return; }
       steals.forEach(([f, t]) => { if (from === null) { const h = hit(f); if (h) h.classList.add("from"); }
@@ -78,6 +83,8 @@ JS = r"""
       if (s.status === "over") status = "game over: " + s.result + (s.winner ? ", " + s.winner + " wins" : "") + " (" + s.reason + ")";
       else if (s.asked === "turn") status = s.must_pass ? "you have no placement: pass" : "your turn: click a point";
       else if (s.asked === "color") status = "choose your colour";
+      else if (s.asked === "setup") status = setupBlack === null ? "the pie rule: click a point for the Black stone"
+        : "the pie rule: Black on " + setupBlack + ", now click a point for the White stone";
       else if (s.status === "starting") status = "starting the bot…";
       else status = s.bot + " is thinking…";
       text("status", status);
@@ -86,7 +93,7 @@ JS = r"""
       body.dataset.version = s.version;
       button("black", s.asked === "color"); button("white", s.asked === "color");
       button("pass", s.asked === "turn" && s.must_pass);
-      button("cancel", prefix !== null);
+      button("cancel", prefix !== null || setupBlack !== null);
       button("resign", s.status !== "over");
       const turns = $("turns"); turns.textContent = "";
       ((s.game && s.game.turns) || []).forEach((t) => { const li = document.createElement("li"); li.textContent = t; turns.appendChild(li); });
@@ -125,10 +132,20 @@ JS = r"""
         prefix = next; steals = a.legal_steals; from = null; show();
       } catch (e) { text("error", e.message); }
     }
+    async function setup(black, white) {
+      setupBlack = null;
+      try { await post("/api/play/" + encodeURIComponent(id) + "/turn", {turn: black + " " + white}); text("error", ""); }
+      catch (e) { text("error", e.message); show(); }
+    }
     $("board").addEventListener("click", (ev) => {
       const target = ev.target.closest("[data-point]");
-      if (!target || !state || state.asked !== "turn") return;
+      if (!target || !state) return;
       const p = target.dataset.point;
+      if (state.asked === "setup") {
+        if (setupBlack === null) { setupBlack = p; show(); } else if (p !== setupBlack) setup(setupBlack, p);
+        return;
+      }
+      if (state.asked !== "turn") return;
       if (prefix === null) { extend(p); return; }
       if (from === null) { if (steals.some(([f]) => f === p)) { from = p; show(); } return; }
       if (steals.some(([f, t]) => f === from && t === p)) { extend(prefix + "," + from + ">" + p); }
@@ -140,7 +157,7 @@ JS = r"""
         if (action === "black" || action === "white") await post("/api/play/" + encodeURIComponent(id) + "/turn", {turn: action});
         else if (action === "pass") await submit("pass");
         else if (action === "resign") await post("/api/play/" + encodeURIComponent(id) + "/resign", {});
-        else if (action === "cancel") { prefix = null; steals = []; from = null; show(); }
+        else if (action === "cancel") { prefix = null; steals = []; from = null; setupBlack = null; show(); }
       } catch (e) { text("error", e.message); }
     }));
     poll();

@@ -24,6 +24,8 @@ from typing import Any
 
 import trio
 
+from protocol.commands import parse_gensetup
+from protocol.framing import BadReply
 from protocol.messages import Command, Response
 from referee.engine import Position, TurnError
 from referee.play.faults import BotResigned, BotTimeout
@@ -44,7 +46,9 @@ log = logging.getLogger("referee.serve")
 
 DECISIONS = {"genmove": "turn", "gensetup": "setup", "choose_color": "color"}
 """The commands a person answers, and what the API calls them."""
-SIDES = ("black", "white", "pie")
+SIDES = ("black", "white", "pie", "pie-setup")
+"""The person's side: a colour on an empty board, or the pie rule with the bot placing the
+two stones and the person choosing the colour (``pie``), or the other way round (``pie-setup``)."""
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.-]{0,31}")
 KEPT = 50
 """Finished games kept in memory (their records are in the results folder)."""
@@ -163,7 +167,7 @@ class HumanGame:
         self.size = size
         self.side = side
         self.time_control = tc
-        self.seat = 0 if side == "black" else 1
+        self.seat = 0 if side in ("black", "pie-setup") else 1  # seat 0 plays Black or sets up
         self.player = HumanPlayer(person, tc.margin, self._bump)
         self.position = Position.new(size)
         self.record: GameRecord | None = None
@@ -204,7 +208,7 @@ class HumanGame:
         seat_clocks[bot_seat] = self.bot.time_control
         return GameSpec(
             size=self.size,
-            opening=OpeningKind.PIE if self.side == "pie" else OpeningKind.EMPTY,
+            opening=OpeningKind.PIE if self.side in ("pie", "pie-setup") else OpeningKind.EMPTY,
             time_control=self.time_control,
             game_id=self.id,
             seat_time_controls=(seat_clocks[0], seat_clocks[1]),
@@ -263,6 +267,9 @@ class HumanGame:
                 raise PlayError(422, f"choose black or white, not {text[:20]!r}")
             self.player.answer("color", text.lower())
             return
+        if asked.kind == "setup":
+            self.player.answer("setup", self._setup(text))
+            return
         if asked.kind != "turn":
             raise PlayError(409, f"the game waits for your {asked.kind}, not a turn")
         try:
@@ -270,6 +277,16 @@ class HumanGame:
         except TurnError as exc:
             raise PlayError(422, f"illegal turn {text[:60]!r}: {exc}") from None
         self.player.answer("turn", text.lower())
+
+    def _setup(self, text: str) -> str:
+        """The pie setup ``B W`` (the Black stone's point, the White one's) as the game loop
+        will judge it, checked first by the engine: else :class:`PlayError` 422 with its reason."""
+        try:
+            black, white = parse_gensetup(text)
+            self.position.setup(black, white)
+        except (BadReply, TurnError) as exc:
+            raise PlayError(422, f"illegal setup {text[:60]!r}: {exc}") from None
+        return f"{black} {white}"
 
     def steals(self, prefix: str) -> dict[str, Any]:
         """For a turn being built (``c3`` or ``c3,b2>b3``): whether it is complete and the
@@ -323,6 +340,8 @@ class HumanGame:
         if asked is not None and asked.kind == "turn":
             out["legal_placements"] = self.position.legal_placements()
             out["must_pass"] = self.position.must_pass
+        elif asked is not None and asked.kind == "setup":  # any two points of the empty board
+            out["legal_placements"] = self.position.legal_placements()
         if record is not None:
             out["game"] = game_state(record, self.position)
             out["clocks"] = clocks(record)

@@ -107,6 +107,7 @@ def play_form(bots: Sequence[str], token: bool) -> str:
 <option value="main:900:10">15 min + 10 s a move</option></select></label>
 <label>You play <select id="side"><option value="black">Black (you start)</option>
 <option value="white">White</option><option value="pie">the pie rule (the bot sets up, you choose)</option>
+<option value="pie-setup">the pie rule (you set up, the bot chooses)</option>
 </select></label>
 <label>Your name <input id="name" value="person" maxlength="32"></label>
 {token_field}
