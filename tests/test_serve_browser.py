@@ -124,6 +124,7 @@ def test_a_running_runs_standings_update_in_place(driver: WebDriver, tmp_path: P
             title = driver.find_element(By.ID, "g-title").text
             label = driver.find_element(By.ID, "turn-label").text
             assert title.startswith("Game ") and label.startswith(("setup", "start"))
+            assert driver.find_elements(By.CSS_SELECTOR, "#board svg")  # the replay draws its board
             driver.execute_script("window.scrollTo(0, 120)")
             scrolled = driver.execute_script("return window.scrollY")
             shown = games_shown(driver)
