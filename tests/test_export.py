@@ -173,6 +173,30 @@ def test_sgf_round_trip_on_every_game(run: Path, capsys: pytest.CaptureFixture[s
         assert _replay(shown) == _replay(record)
 
 
+def test_sgf_keeps_the_referees_lateness(run: Path) -> None:
+    """How late the referee looked (a stalled machine) is part of a turn, the setup and the
+    choice: the round trip keeps it, and leaves it out where the record has none."""
+    import dataclasses
+
+    record = next(r for r in _records(run) if r.setup is not None and r.choice is not None and r.turns)
+    late = dataclasses.replace(
+        record,
+        setup=dataclasses.replace(record.setup, late=0.125),
+        choice=dataclasses.replace(record.choice, late=0.5),
+        turns=[
+            dataclasses.replace(t, late=0.031 * (k + 1)) if k % 2 else t for k, t in enumerate(record.turns)
+        ],
+    )
+    back = parse_sgf(game_sgf(late))
+    assert back.setup == late.setup and back.choice == late.choice and back.turns == late.turns
+    assert [t.late for t in back.turns][:4] == [None, 0.062, None, 0.124][: len(back.turns)]
+    on_time = parse_sgf(
+        game_sgf(dataclasses.replace(late, setup=record.setup, choice=record.choice, turns=record.turns))
+    )
+    assert "LATE" not in game_sgf(record) or any(t.late for t in record.turns)
+    assert on_time.turns == record.turns
+
+
 def _replay(record: GameRecord) -> Position:
     pos = Position.new(record.size)
     if record.setup is not None:

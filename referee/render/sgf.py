@@ -89,12 +89,16 @@ def game_sgf(record: GameRecord, *, event: str | None = None, round_: str | None
         root.append(("SETUPBY", ["referee" if record.setup.by is None else record.label_of(record.setup.by)]))
         if record.setup.seconds is not None:
             root.append(("SETUPTIME", [_number(record.setup.seconds)]))
+        if record.setup.late is not None:
+            root.append(("SETUPLATE", [_number(record.setup.late)]))
     if record.choice is not None:
         root += [
             ("CHOOSER", [record.label_of(record.choice.by)]),
             ("CHOICE", [record.choice.color.value]),
             ("CHOICETIME", [_number(record.choice.seconds)]),
         ]
+        if record.choice.late is not None:
+            root.append(("CHOICELATE", [_number(record.choice.late)]))
     root += [("TERMINATION", [record.termination.value]), ("REASON", [record.reason])]
     if record.score is not None:
         root.append(("SCORE", [_number(record.score[0]), _number(record.score[1])]))
@@ -114,6 +118,8 @@ def game_sgf(record: GameRecord, *, event: str | None = None, round_: str | None
             props.append(("TIME", [_number(turn.seconds)]))
         if turn.left is not None:
             props.append((f"{letter}L", [_number(turn.left)]))
+        if turn.late is not None:
+            props.append(("LATE", [_number(turn.late)]))
         nodes.append(_node(props))
     return "(" + "\n".join(nodes) + ")\n"
 
@@ -245,14 +251,22 @@ def parse_sgf(text: str) -> GameRecord:
 
         setup = None
         if "AB" in root or "AW" in root:
-            time = root.get("SETUPTIME")
+            time, late = root.get("SETUPTIME"), root.get("SETUPLATE")
             setup = SetupEntry(
-                one("AB"), one("AW"), seat_of(one("SETUPBY", "referee")), float(time[0]) if time else None
+                one("AB"),
+                one("AW"),
+                seat_of(one("SETUPBY", "referee")),
+                float(time[0]) if time else None,
+                float(late[0]) if late else None,
             )
         choice = None
         if "CHOOSER" in root:
+            late = root.get("CHOICELATE")
             choice = ChoiceEntry(
-                seat_of(one("CHOOSER")) or 0, Color(one("CHOICE")), float(one("CHOICETIME", "0"))
+                seat_of(one("CHOOSER")) or 0,
+                Color(one("CHOICE")),
+                float(one("CHOICETIME", "0")),
+                float(late[0]) if late else None,
             )
         turns = []
         for number, node in enumerate(nodes[1:], start=1):
@@ -262,6 +276,7 @@ def parse_sgf(text: str) -> GameRecord:
             letter = letters[0]
             time = node.get("TIME")
             left = node.get(f"{letter}L")
+            late = node.get("LATE")
             turns.append(
                 TurnEntry(
                     number,
@@ -270,6 +285,7 @@ def parse_sgf(text: str) -> GameRecord:
                     float(time[0]) if time else None,
                     float(left[0]) if left else None,
                     opening="GIVEN" in node,
+                    late=float(late[0]) if late else None,
                 )
             )
         result = one("RE", VOID_RESULT)
