@@ -15,6 +15,8 @@ import trio
 
 from referee.tournament.config.loading import load_config
 from referee.tournament.runner import Tournament
+from referee.tournament.store.results import ResultsFile
+from referee.tournament.store.standings_process import Worker
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTE = (
@@ -58,6 +60,24 @@ async def test_the_run_and_its_report_say_time_odds_and_each_bots_clock(tmp_path
         "other": ({"kind": "per_move", "per_move": 1.0, "margin": 0.5}, False),
     }
     assert any(w.startswith(NOTE) for w in standings["warnings"])
+    # The periodic standings (their own process) say the same, from the folder's manifest.
+    worker = Worker(
+        {
+            "folder": config.output,
+            "name": config.name,
+            "names": config.bot_names,
+            "anchor": None,
+            "anchor_rating": 0.0,
+            "bootstrap": 0,
+            "warning": "the runner's words",
+        },
+        ResultsFile(config.output / "results.jsonl").summaries().records,
+    )
+    periodic, _ = worker.standings(6, None)
+    assert (
+        any(w.startswith(NOTE) for w in periodic.warnings) and "the runner's words" not in periodic.warnings
+    )
+    assert [s.key for s in periodic.sections] == ["time_controls"]
     # The report of the folder, from its files alone, says the same.
     text = report(config.output)
     assert NOTE in text and "Time controls (time odds: ratings not comparable" in text

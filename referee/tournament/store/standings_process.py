@@ -27,6 +27,7 @@ from typing import IO, Any
 from referee.errors import VastuzError
 from referee.play.records import GameSummary
 from referee.render.standings_text import render, summary_line
+from referee.tournament.config.odds import TimeOdds
 from referee.tournament.plans.plan import TestView
 from referee.tournament.store.folder import latest_records, plan_sections
 from referee.tournament.store.manifest import Manifest
@@ -67,6 +68,9 @@ class Worker:
         self.warning: str | None = settings["warning"]
         manifest = Manifest.load(settings["folder"])
         self.schedule = None if manifest is None else manifest.schedule
+        # Time odds as the run's own standings and vastuz report give them (the note and
+        # each bot's clock), from the manifest; the runner's warning only without one.
+        self.odds = None if manifest is None else TimeOdds.of_fingerprint(manifest.fingerprint)
         self.records = records
 
     def standings(self, count: int, test: TestView | None):  # type: ignore[no-untyped-def]
@@ -76,7 +80,9 @@ class Worker:
             st.sections.extend(
                 plan_sections(self.schedule, list(self.publisher.names), latest_records(records))
             )
-        if self.warning is not None:
+        if self.odds is not None:
+            self.odds.apply(st)
+        elif self.warning is not None:
             st.warnings.append(self.warning)
         return st, records
 
