@@ -26,9 +26,11 @@ from referee.engine import Color
 from referee.play.command import BotCommand
 from referee.play.faults import BotProtocolError, BotTimeout
 from referee.play.game import run_game
+from referee.play.player import Exchange
 from referee.play.process import BotProcess
 from referee.play.records import GameRecord, Termination
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
+from referee.play.watch import NOTICE
 
 GUARD = 60
 QUIT_GRACE = 10.0
@@ -248,6 +250,12 @@ async def test_a_bot_that_reads_no_input_loses_on_time() -> None:
 # ------------------------------------------------------------------ send / receive
 
 
+def assert_window(exchange: Exchange, window: float) -> None:
+    """The bot is charged its window, less no more than a stall of the referee's own that
+    the answer was found at the end of (a loaded machine: see referee/play/watch.py)."""
+    assert 0.0 <= window - exchange.seconds <= max(exchange.late, NOTICE)
+
+
 async def test_send_and_receive_in_order(fakebot: Callable[..., BotCommand]) -> None:
     bot = BotProcess.of(fakebot(label="b"))
     with trio.fail_after(GUARD):
@@ -263,11 +271,11 @@ async def test_send_and_receive_in_order(fakebot: Callable[..., BotCommand]) -> 
             # Time stamps: the bot's time runs from the later of the write and the answer
             # before, to the moment its answer was read; that is what the exchange says.
             assert first.sent_at > 0 and first.done_at >= first.sent_at
-            assert exchange.seconds == first.done_at - first.sent_at
+            assert_window(exchange, first.done_at - first.sent_at)
             exchange = await bot.receive(second)
             assert exchange.response.text == "2"
             assert second.start == max(second.sent_at, first.done_at)
-            assert exchange.seconds == second.done_at - second.start
+            assert_window(exchange, second.done_at - second.start)
             assert bot.reusable
     assert bot.returncode == 0
 
@@ -305,6 +313,7 @@ async def test_a_deadline_later_than_the_last_one_does_not_fire_early() -> None:
         async with bot:
             assert (await bot.request(commands.showboard(), 0.2)).response.ok
             exchange = await bot.request(commands.final_score(), 10)
-            assert exchange.response.ok and exchange.seconds >= 0.6
+            # It waited for the answer (less any stall of the referee's, not the bot's time).
+            assert exchange.response.ok and exchange.seconds >= 0.6 - max(exchange.late, NOTICE)
             assert bot.healthy
     assert bot.returncode == 0
