@@ -31,11 +31,11 @@ FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def bots(marker: str, n: int = 2) -> list[dict[str, object]]:
+def bots(marker: str, n: int = 2, *slow: str) -> list[dict[str, object]]:
     return [
         {
             "name": f"b{i}",
-            "command": [sys.executable, str(FAKEBOT), "--seed", str(i)],
+            "command": [sys.executable, str(FAKEBOT), "--seed", str(i), *slow],
             "cwd": str(ROOT),
             "env": {"VASTUZ_TEST_MARKER": marker},
         }
@@ -43,10 +43,10 @@ def bots(marker: str, n: int = 2) -> list[dict[str, object]]:
     ]
 
 
-def config_of(tmp_path: Path, marker: str, games: int, out: str = "out", n: int = 2):  # type: ignore[no-untyped-def]
+def config_of(tmp_path: Path, marker: str, games: int, out: str = "out", *slow: str):  # type: ignore[no-untyped-def]
     path = runs.write_config(
         tmp_path,
-        bots(marker, n),
+        bots(marker, 2, *slow),
         out=out,
         name="t",
         opening="empty",
@@ -125,11 +125,12 @@ def clone(record: GameRecord, slot) -> GameRecord:  # type: ignore[no-untyped-de
 async def test_games_finish_while_a_slow_standings_page_is_written(tmp_path, marker):
     """The standings of a run that resumes 1,500 games must replay them all for its first
     page (seconds of engine work, no mock): games go on finishing while it is written."""
-    small = config_of(tmp_path, marker, 2, out="small")
+    slow = ("--fault", "slow", "--delay", "0.02")  # games of about a third of a second
+    small = config_of(tmp_path, marker, 2, "small", *slow)
     with trio.fail_after(120):
         await Tournament(small, out=io.StringIO(), standings_every=0).run()
     seeds = {r.labels: r for r in ResultsFile(small.output / "results.jsonl").load().records}
-    big = config_of(tmp_path, marker, 1520)
+    big = config_of(tmp_path, marker, 1520, "out", *slow)
     schedule = runs.build_schedule(big)
     big.output.mkdir()
     rf = ResultsFile(big.output / "results.jsonl")

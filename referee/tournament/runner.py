@@ -51,7 +51,7 @@ from referee.tournament.executors.choose import executor_for
 from referee.tournament.executors.local import Executor
 from referee.tournament.executors.pool import DEFAULT_START_FAILURE_LIMIT, StartFailures
 from referee.tournament.plans.fixed import FixedPlan
-from referee.tournament.plans.plan import Pending, Plan
+from referee.tournament.plans.plan import Pending, Plan, TestView
 from referee.tournament.progress import Progress, TournamentResult, cpu_lines, game_line, header
 from referee.tournament.slots import ScheduledGame
 from referee.tournament.store.folder import LOGS, RESULTS, latest_records, open_results, shown
@@ -112,10 +112,11 @@ class Tournament:
         self._in_flight = 0  # games being played now
         self._game_recorded = trio.Event()  # set (and replaced) whenever a game ends
         self._news = trio.Event()  # set whenever a game is recorded, for _publish
-        self._table_due: tuple[int, int, bool] | None = None  # (games done, records, one line)
+        self._tables_due: list[tuple[int, int, bool]] = []  # (games done, records, one line)
         self._table_pace = Cadence(every=0.0, share=0.1)
         self._file_pace = Cadence()
         self._to_standings: trio.MemorySendChannel[bytes] | None = None
+        self._asked = False  # a request to the standings process awaits its answer
         c = config
         self.publisher = Publisher(
             self.folder,
@@ -333,7 +334,12 @@ class Tournament:
             and not progress.played % self.standings_every
             and progress.done < progress.total
         ):
-            self._table_due = (progress.done, len(self.records), not plan_lines)
+            due = (progress.done, len(self.records), not plan_lines)
+            # Each table in turn while they cost little; past their share, the latest only.
+            if trio.current_time() >= self._table_pace.next:
+                self._tables_due.append(due)
+            else:
+                self._tables_due = [due]
         self._send(("game", summary))
         self._news.set()  # the standings task (_publish) takes it from here
 
@@ -379,16 +385,18 @@ class Tournament:
                 await self._pace(progress, replies, sent)
                 nursery.cancel_scope.cancel()  # it ended: nothing more to send
         finally:
-            self._to_standings = None
+            alive, self._to_standings = self._to_standings is not None, None
             with trio.CancelScope(shield=True):
+                if alive and not self.stopping:
+                    with trio.move_on_after(60):
+                        await self._last_table(process.stdin, outbox, replies)
                 # Its input closed, it ends after the work in hand (the final page is ours);
                 # a page it was writing still says when it ran.
                 with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                     await process.stdin.aclose()
                 with trio.move_on_after(60):
                     while (reply := await replies.next()) is not None:
-                        if reply[0] == "wrote":
-                            self.publisher.writes.append(reply[1:4])
+                        self._take(reply, print_tables=False)
                     await process.wait()
                 if process.returncode is None:
                     process.kill()
@@ -399,7 +407,8 @@ class Tournament:
         that no game does."""
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             async for data in outbox:
-                await stdin.send_all(data)
+                with trio.CancelScope(shield=True):  # a frame is sent whole, or the pipe is garbled
+                    await stdin.send_all(data)
 
     async def _pace(self, progress: Progress, replies: _Replies, published: int) -> None:
         """Ask the standings process for a table or the files when each is due (see
@@ -407,11 +416,11 @@ class Tournament:
         while True:
             self._news = trio.Event()  # before looking: a game recorded from now on wakes us
             now = trio.current_time()
-            table = self._table_due if now >= self._table_pace.next else None
+            table = self._tables_due[0] if self._tables_due and now >= self._table_pace.next else None
             files = len(self.records) > published and progress.done < progress.total
             if table is None and not (files and now >= self._file_pace.next):
                 wake = min(
-                    self._table_pace.next if self._table_due is not None else math.inf,
+                    self._table_pace.next if self._tables_due else math.inf,
                     self._file_pace.next if files else math.inf,
                 )
                 with trio.move_on_at(wake):
@@ -419,30 +428,71 @@ class Tournament:
                 continue
             test = self.plan.test()
             if table is not None:
-                self._table_due = None
+                del self._tables_due[0]
                 done, count, one_line = table
-                self._send(
-                    ("table", done, count, one_line and not self.quiet, self.tables and not self.quiet, test)
-                )
+                self._send(self._table_request(done, count, one_line, test))
             else:
                 published = len(self.records)
                 self._send(("files", progress.done, progress.total, published, test))
+            self._asked = True
             reply = await replies.next()
+            self._asked = False
             if reply is None:  # it ended: the run goes on, its end writes the standings
                 self._to_standings = None
                 self.say("note: the periodic standings stopped (their process ended); the run goes on")
                 return
-            if reply[0] == "say":
+            if reply[0] == "say":  # paced by what it cost there, not by the process's start
                 if reply[1] is not None:
                     self.say(reply[1])
-                self._table_pace.spent(now, trio.current_time())
+                self._table_pace.spent(now, now + reply[2])
             elif reply[0] == "wrote":
                 started, ended, count, made = reply[1:]
                 self.publisher.writes.append((started, ended, count))
-                self._file_pace.spent(now, trio.current_time(), made)
+                self._file_pace.spent(now, now + ended - started, made)
             else:  # a full disk: the run goes on, the end tries again
                 self._file_pace.spent(now, trio.current_time() + 60.0)
                 self.say(f"note: the standings could not be written ({reply[1]}); the run goes on")
+
+    async def _last_table(
+        self, stdin: trio.abc.SendStream, outbox: trio.MemoryReceiveChannel[bytes], replies: _Replies
+    ) -> None:
+        """Once the games are over (not stopped by a signal): the table being computed and
+        the last one due, printed before the final one, so a run shorter than the standings
+        process's start still prints one every ``standings_every`` games."""
+        try:
+            while True:  # what is queued first: the request being answered may be in it
+                await stdin.send_all(outbox.receive_nowait())
+        except trio.WouldBlock:
+            pass
+        except (trio.BrokenResourceError, trio.ClosedResourceError, trio.EndOfChannel, OSError):
+            return
+        try:
+            while self._asked or self._tables_due:
+                if not self._asked:
+                    done, count, one_line = self._tables_due.pop(0)
+                    await stdin.send_all(frame(self._table_request(done, count, one_line, self.plan.test())))
+                    self._asked = True
+                reply = await replies.next()
+                if reply is None:
+                    return
+                self._asked = False
+                self._take(reply, print_tables=True)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return
+
+    def _table_request(
+        self, done: int, count: int, one_line: bool, test: TestView | None
+    ) -> tuple[object, ...]:
+        quiet = self.quiet
+        return ("table", done, count, one_line and not quiet, self.tables and not quiet, test)
+
+    def _take(self, reply: tuple[Any, ...], *, print_tables: bool) -> None:
+        """What the standings process answered: a table to print, when it wrote."""
+        if reply[0] == "say":
+            if reply[1] is not None and print_tables:
+                self.say(reply[1])
+        elif reply[0] == "wrote":
+            self.publisher.writes.append(reply[1:4])
 
     def _send(self, message: tuple[object, ...]) -> None:
         if self._to_standings is not None:

@@ -11,7 +11,7 @@ made once a game), saying when it ran. It ends when its input ends.
 The messages both ways are frames: a 4-byte big-endian length, then a pickle (between two
 processes of this program over their own pipes). In: ``("init", settings, records)``,
 ``("game", summary)``, ``("table", done, count, lines, tables, test)``, ``("files", done,
-total, count, test)``. Out: ``("say", text)`` for a table, ``("wrote", start, end, count,
+total, count, test)``. Out: ``("say", text, seconds)`` for a table, ``("wrote", start, end, count,
 made)`` after the files, ``("failed", words)``.
 """
 
@@ -120,8 +120,9 @@ def main() -> None:
                 continue
             try:
                 if kind == "table":
+                    started = time.perf_counter()
                     text = worker.table(*message[1:])
-                    reply: tuple[object, ...] = ("say", text)
+                    reply: tuple[object, ...] = ("say", text, time.perf_counter() - started)
                 else:
                     reply = ("wrote", *worker.files(*message[1:]))
             except (OSError, ValueError, VastuzError) as exc:  # a full disk: say so, go on
