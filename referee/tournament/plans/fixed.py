@@ -81,7 +81,16 @@ class _Fixed:
         self.pairings(field.names)
 
     def games_of(self, field: Field) -> list[ScheduledGame]:
-        return _schedule(self, field)
+        # A report rebuilds the plan more than once (the misfits, the sections), and at
+        # 100,000 games each build takes seconds: the last schedule is kept (its games are
+        # frozen; each caller gets its own list).
+        global _last_schedule
+        key = (self, field)
+        if _last_schedule is not None and _last_schedule[0] == key:
+            return list(_last_schedule[1])
+        games = _schedule(self, field)
+        _last_schedule = (key, tuple(games))
+        return games
 
     def describe(self, field: Field) -> str:
         return f"{len(self.games_of(field))} games"
@@ -238,6 +247,9 @@ def schedule_games(
 ) -> list[ScheduledGame]:
     """The schedule from its pieces (see the module docstring for the guarantees)."""
     return _schedule(spec, Field(tuple(names), mode, tuple(openings)))
+
+
+_last_schedule: tuple[tuple[_Fixed, Field], tuple[ScheduledGame, ...]] | None = None
 
 
 def _schedule(spec: _Fixed, field: Field) -> list[ScheduledGame]:
