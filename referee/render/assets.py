@@ -46,6 +46,9 @@ JS = r"""
 "use strict";
 (function () {
 const DATA = JSON.parse(document.getElementById("vastuz-data").textContent);
+// The page's games, for a script that adds to them (vastuz serve's page of a run going on):
+// it changes DATA.games and fires the bot filter's "change" to redraw the list.
+window.vastuzReplay = {data: DATA};
 const S = DATA.style, GAMES = DATA.games, BOARDS = DATA.boards;
 const ALPHA = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
 const DIGIT = {}; for (let i = 0; i < 64; i++) DIGIT[ALPHA[i]] = i;

@@ -193,21 +193,16 @@ STANDINGS_JS = r"""
 "use strict";
 // The served standings page of a run going on (referee/serve/following.py): instead of
 // reloading, wait for the run's results to change, fetch the page again, and put its
-// standings section and its games into this one. The replay's script (the renderer's) reads
-// its data once with JSON.parse: that call is watched for, so the games it lists are the
-// ones this script updates, and the replay's own handlers redraw them.
+// standings section and its games into this one. The replay's script (the renderer's)
+// gives its data as window.vastuzReplay.data: the games it lists are the ones this script
+// updates, and the replay's own handlers redraw them.
 (function () {
   const me = document.currentScript;
   const run = me.dataset.run;
   let stamp = me.dataset.stamp;
-  let data = null;  // the replay's data: {style, boards, games}, the very object it reads
   const parse = JSON.parse;
-  JSON.parse = function (text, reviver) {
-    const value = parse.call(JSON, text, reviver);
-    const source = document.getElementById("vastuz-data");
-    if (source && text === source.textContent) { data = value; JSON.parse = parse; }
-    return value;
-  };
+  // the replay's data: {style, boards, games}, the very object it reads
+  const replayData = () => (window.vastuzReplay ? window.vastuzReplay.data : null);
   const $ = (id) => document.getElementById(id);
   const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
   let updates = 0;
@@ -227,6 +222,7 @@ STANDINGS_JS = r"""
   }
   function putGames(doc) {
     const source = doc.getElementById("vastuz-data");
+    const data = replayData();
     if (!data || !source) return;
     const next = parse.call(JSON, source.textContent);
     const games = data.games, before = games.length;
@@ -280,6 +276,7 @@ STANDINGS_JS = r"""
     document.body.dataset.follow = "finished";
   }
   document.addEventListener("DOMContentLoaded", () => {
+    const data = replayData();
     if (data) document.body.dataset.games = data.games.length;
     follow();
   });
