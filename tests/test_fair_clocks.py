@@ -180,9 +180,17 @@ def test_a_stopped_run_does_not_charge_a_fischer_clock(tmp_path: Path) -> None:
 
 def test_a_bot_later_than_a_stopped_run_still_loses_on_time(tmp_path: Path) -> None:
     # The referee is stopped 1 s, the bot answers 1 s after it runs again: at the referee's
-    # first look after the deadline nothing is there.
-    (record,) = _match(tmp_path, _stopper("--answer-after", "1.0"), "--per-move", "0.1", "--margin", "0.2")
-    assert record.termination.value == "time"
+    # first look after the deadline nothing is there. On a loaded machine the bot may read
+    # its genmove only after the deadline, so the stop comes after the loss and is not
+    # across it (no lateness to see): such a try proves nothing, and the match is played
+    # again, up to three times.
+    for attempt in range(3):
+        (record,) = _match(
+            tmp_path / str(attempt), _stopper("--answer-after", "1.0"), "--per-move", "0.1", "--margin", "0.2"
+        )
+        assert record.termination.value == "time"
+        if record.fault is not None and record.fault.late is not None:
+            break
     assert record.fault is not None and record.fault.seat == 0
     assert record.fault.late is not None and record.fault.late >= NOTICE
     assert "the referee looked" in record.reason
