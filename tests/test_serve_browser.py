@@ -5,6 +5,9 @@ played by clicking the board's points (steals by clicking too) to its end with i
 in the results folder, and the live page following a running ``vastuz tournament --serve``.
 Skipped, with the reason, only when Chromium, chromedriver or the serve extra is missing."""
 
+# The browser is the pages' tests' fixture (imported: each test names it as a parameter).
+# ruff: noqa: F811
+
 from __future__ import annotations
 
 import re
@@ -31,27 +34,9 @@ if CHROMIUM is None or CHROMEDRIVER is None:
         allow_module_level=True,
     )
 
-from selenium.webdriver import Chrome as WebDriver  # noqa: E402
-from selenium.webdriver import ChromeOptions, ChromeService  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
-    options = ChromeOptions()
-    options.binary_location = CHROMIUM or ""
-    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                "--window-size=1400,1000",
-                f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):  # fmt: skip
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = WebDriver(options=options, service=ChromeService(executable_path=CHROMEDRIVER or ""))
-    try:
-        yield drv
-    finally:
-        drv.quit()
+from test_render_browser import WebDriver, driver  # noqa: E402, F401  (the pages' one browser)
 
 
 @pytest.fixture(scope="module")
