@@ -21,7 +21,7 @@ from referee.ladder.config import PairingSpec, load_ladder
 from referee.ladder.entries import apply, decide
 from referee.ladder.identity import Identity, fingerprint
 from referee.ladder.loop import Ladder
-from referee.ladder.pairing import pair_round, round_games
+from referee.ladder.pairing import information_scores, pair_round, round_games
 from referee.ladder.ratings import pairing_ratings, rating_list
 from referee.ladder.store import SCHEMA_V1, SCHEMA_VERSION, LadderStore, Result
 from referee.play.records import GameRecord
@@ -61,6 +61,8 @@ def ladder_config(tmp_path: Path, n: int = 4, **overrides: object) -> Path:
         ({"anchors": [{"bot": "b0"}, {"bot": "b1"}]}, "anchors", "expected one anchor"),
         ({"pairng": {}}, "pairng", "did you mean 'pairing'"),
         ({"pairing": {"noise": -1}}, "pairing.noise", "expected Elo from 0 to 2000"),
+        ({"pairing": {"kind": "information", "seed": 3}}, "pairing.seed", "goes with kind: rating-noise"),
+        ({"pairing": {"kind": "swiss"}}, "pairing.kind", "expected 'rating-noise' or 'information'"),
         ({"min_games": 0}, "min_games", "expected an integer >= 1"),
         ({"on_change": "maybe"}, "on_change", "expected 'refuse' or 'new-entry'"),
         ({"board_size": 99}, "board_size", "expected an integer from"),
@@ -129,6 +131,40 @@ def test_pairing_is_seeded_and_pairs_neighbours_without_noise() -> None:
     assert pair_round(3, ratings, games, noisy) == pair_round(3, ratings, games, noisy)
     rounds = {pair_round(n, ratings, games, noisy).pairs for n in range(1, 30)}
     assert len(rounds) > 1  # the noise mixes the list
+
+
+def test_information_pairing_spends_the_round_where_the_order_is_unsettled() -> None:
+    information = PairingSpec(kind="information")
+    ratings = {"a": 0.0, "b": 5.0, "c": 800.0, "d": 805.0}
+    # a-c and b-d are settled (800 Elo, 40 games each); a-b and c-d never met.
+    tallies = [("c", "a", 39.5, 40), ("d", "b", 39.5, 40)]
+    games = dict.fromkeys(ratings, 40)
+    round_ = pair_round(1, ratings, games, information, tallies=tallies)
+    assert set(round_.pairs) == {("a", "b"), ("c", "d")} and round_.out == ()
+    assert pair_round(1, ratings, games, information, tallies=tallies) == round_  # no randomness
+    # Four equal bots: a-b and c-d have met 200 times each, the two halves never: the
+    # round links the halves.
+    level = dict.fromkeys("abcd", 0.0)
+    often = [("a", "b", 100.0, 200), ("c", "d", 100.0, 200)]
+    linked = pair_round(2, level, dict.fromkeys("abcd", 200), information, tallies=often)
+    assert {frozenset(p) for p in linked.pairs} & {frozenset("ab"), frozenset("cd")} == set()
+
+
+def test_information_pairing_gives_a_newcomer_its_nearest_rivals_first() -> None:
+    scores = information_scores(
+        {"new": 0.0, "near": 30.0, "far": 900.0, "x": -900.0},
+        [("near", "far", 2.0, 40), ("far", "x", 39.0, 40), ("near", "x", 39.0, 40)],
+        2,
+    )
+    # The newcomer's pairing with the bot at its estimate scores above one 900 Elo away.
+    assert scores[("near", "new")] > scores[("far", "new")] > 0
+    assert scores[("near", "new")] > scores[("new", "x")]
+    assert all(v >= 0 for v in scores.values())
+
+
+def test_information_pairing_config(tmp_path: Path) -> None:
+    path = ladder_config(tmp_path, pairing={"kind": "information"})
+    assert load_ladder(path).pairing.kind == "information"
 
 
 def test_round_games_are_colour_reversed_pairs_with_their_openings() -> None:

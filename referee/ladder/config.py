@@ -6,8 +6,9 @@ opening, bots, limits, timeouts, concurrency, executor, logs, ``bots_file`` with
 is the tournament's key, read by the tournament's own validation
 (:class:`~referee.tournament.config.validation.ConfigParser`): one definition of each key.
 What is the ladder's own is declared here: ``anchors``, ``min_games``, ``pairing``,
-``games_per_pairing``, ``on_change``, and per bot ``program`` (what its fingerprint covers)
-and ``on_change``. The games' settings become a :class:`TournamentConfig` (``games``) whose
+``games_per_pairing``, ``on_change``, ``remote`` (where remote bots connect, see
+:class:`RemoteSpec`), and per bot ``program`` (what its fingerprint covers) and
+``on_change``. The games' settings become a :class:`TournamentConfig` (``games``) whose
 schedule is never used: the ladder pairs its own rounds, the executors only need the rest.
 """
 
@@ -53,9 +54,11 @@ class Anchor:
 
 @dataclass(frozen=True)
 class PairingSpec:
-    """CGOS-style pairing: the bots sorted by rating plus Gaussian noise (``noise`` Elo of
-    standard deviation), neighbours paired; the noise is drawn from ``seed`` and the
-    round's number, so a round's pairings are the same whoever computes them."""
+    """How a round pairs the bots (:mod:`referee.ladder.pairing`): ``rating-noise``
+    (CGOS's: sorted by rating plus Gaussian noise of ``noise`` Elo standard deviation,
+    neighbours paired; the noise drawn from ``seed`` and the round's number, so a round's
+    pairings are the same whoever computes them), or ``information`` (where the games
+    settle the most about the order; no noise, no seed)."""
 
     kind: str = "rating-noise"
     noise: float = DEFAULT_NOISE
@@ -72,6 +75,36 @@ class LadderBot:
     on_change: OnChange
 
 
+DEFAULT_LISTEN_PORT = 8760
+DEFAULT_NETWORK_MARGIN = 0.5
+DEFAULT_MAX_CONNECTIONS = 32
+DEFAULT_MAX_MESSAGE = 65536
+DEFAULT_HELLO_TIMEOUT = 10.0
+DEFAULT_REJOIN_WAIT = 10.0
+
+
+@dataclass(frozen=True)
+class RemoteSpec:
+    """Where remote bots connect (``vastuz connect``) and the limits of their connections.
+
+    ``listen`` is HOST:PORT (port 0: any free port; the ladder writes the URL to
+    ``OUTPUT/remote.json``). Tokens travel in clear over ``ws://``: on a host other than
+    loopback, put a TLS proxy in front. ``network_margin`` is added to a remote bot's
+    deadline per command (its clock is charged the whole round trip); ``max_connections``
+    counts connections at once, pending hellos included; ``max_message`` bytes per websocket
+    message (a larger one closes the connection); ``hello_timeout`` seconds to say hello;
+    ``rejoin_wait`` seconds a restarted ladder waits for the remote bots of an unfinished
+    round to reconnect before it cancels their games."""
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_LISTEN_PORT
+    network_margin: float = DEFAULT_NETWORK_MARGIN
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    max_message: int = DEFAULT_MAX_MESSAGE
+    hello_timeout: float = DEFAULT_HELLO_TIMEOUT
+    rejoin_wait: float = DEFAULT_REJOIN_WAIT
+
+
 @dataclass(frozen=True)
 class LadderConfig:
     name: str
@@ -83,6 +116,10 @@ class LadderConfig:
     min_games: int
     pairing: PairingSpec
     games_per_pairing: int
+    on_change: OnChange = OnChange.REFUSE
+    """The top-level rule (the bots' default, and the remote bots' rule)."""
+    remote: RemoteSpec | None = None
+    """None: the ladder accepts no connections."""
 
     @property
     def output(self) -> Path:
@@ -128,16 +165,22 @@ MIN_GAMES = Key(
 )
 PAIRING = Key(
     "pairing",
-    Check[PairingSpec]("`{kind: rating-noise, noise: ELO, seed: N}`"),
-    "how each round pairs the bots: sorted by rating plus Gaussian noise, neighbours paired",
+    Check[PairingSpec]("`{kind: rating-noise, noise: ELO, seed: N}` or `{kind: information}`"),
+    "how each round pairs the bots: sorted by rating plus Gaussian noise, neighbours paired "
+    "(rating-noise), or where the games settle the most about the order (information)",
     default={},
     shown="",
     keys=(
-        Key("kind", choice("rating-noise"), "the only kind for now", default="rating-noise"),
+        Key(
+            "kind",
+            choice("rating-noise", "information"),
+            "rating-noise (CGOS) or information (the adaptive planner's)",
+            default="rating-noise",
+        ),
         Key("noise", Check[float]("Elo >= 0"), "the noise's standard deviation", default=DEFAULT_NOISE),
         Key("seed", integer(), "the noise's seed (with the round's number)", default=0),
     ),
-    what="{kind: rating-noise, noise: ELO, seed: N}",
+    what="{kind: rating-noise, noise: ELO, seed: N} or {kind: information}",
 )
 GAMES_PER_PAIRING = Key(
     "games_per_pairing",
@@ -151,9 +194,33 @@ ON_CHANGE = Key(
     "a bot whose program changed under the same name: refused, or registered as a new entry",
     default=OnChange.REFUSE.value,
 )
+REMOTE = Key(
+    "remote",
+    Check[RemoteSpec](
+        "`{listen: HOST:PORT, network_margin: S, max_connections: N, max_message: BYTES, hello_timeout: S}`"
+    ),
+    "where remote bots connect (vastuz connect); without it the ladder accepts no connections",
+    default=None,
+    shown="none",
+    keys=(
+        Key("listen", Check[str]("HOST:PORT"), "the address to listen on (port 0: any free port)",
+            default=f"127.0.0.1:{DEFAULT_LISTEN_PORT}"),
+        Key("network_margin", Check[float]("seconds >= 0"), "added to a remote bot's deadline per command",
+            default=DEFAULT_NETWORK_MARGIN),
+        Key("max_connections", integer(1, 10_000), "connections at once, pending hellos included",
+            default=DEFAULT_MAX_CONNECTIONS),
+        Key("max_message", integer(1024, 1 << 26), "bytes per websocket message", default=DEFAULT_MAX_MESSAGE),
+        Key("hello_timeout", Check[float]("seconds > 0"), "seconds to authenticate after connecting",
+            default=DEFAULT_HELLO_TIMEOUT),
+        Key("rejoin_wait", Check[float]("seconds >= 0"),
+            "seconds a restarted ladder waits for the remote bots of an unfinished round",
+            default=DEFAULT_REJOIN_WAIT),
+    ),
+    what="a mapping {listen: HOST:PORT, network_margin: S, ...}",
+)  # fmt: skip
 BOT_PROGRAM = "program"
 BOT_ON_CHANGE = "on_change"
-LADDER_ONLY = (ANCHORS, MIN_GAMES, PAIRING, GAMES_PER_PAIRING, ON_CHANGE)
+LADDER_ONLY = (ANCHORS, MIN_GAMES, PAIRING, GAMES_PER_PAIRING, ON_CHANGE, REMOTE)
 TOP = Key(
     "",
     Check[object]("a ladder config"),
@@ -232,6 +299,12 @@ def parse_ladder(
         bots.append(LadderBot(bot.name, path, rule))
     anchors = _anchors(checks, top.values.get("anchors", []), names)
     pairing = top.get(PAIRING, lambda v, where: _pairing(checks, v, where))
+    remote = None
+    if top.values.get("remote") is not None:
+        remote = _remote(checks, top.values["remote"], "remote")
+        problem = remote_executor_problem(games)
+        if problem is not None:
+            checks.fail("remote", problem)
     return LadderConfig(
         name=games.name,
         source=source,
@@ -241,6 +314,43 @@ def parse_ladder(
         min_games=top.get(MIN_GAMES),
         pairing=pairing,
         games_per_pairing=games_per_pairing,
+        on_change=default_change,
+        remote=remote,
+    )
+
+
+def remote_executor_problem(games: TournamentConfig) -> str | None:
+    """Why remote bots cannot play with this executor (their connections live in the
+    ladder's process, so their games must too), or None."""
+    spec = games.executor
+    if spec.dask is not None or (spec.processes > 1 and games.concurrency > 1):
+        return (
+            "remote bots play in the ladder's own process: remove `executor` "
+            "(referee processes or a Dask cluster) or `remote`"
+        )
+    return None
+
+
+def _remote(checks: FieldChecks, value: object, where: str) -> RemoteSpec:
+    spec = REMOTE.read(checks, value, where)
+    listen = checks.string(spec.values.get("listen", REMOTE.keys[0].default), f"{where}.listen")
+    host, sep, port_text = listen.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        checks.fail(f"{where}.listen", f"expected HOST:PORT (port 0..65535), got {_short_repr(listen)}")
+
+    def seconds(name: str, *, positive: bool) -> float:
+        key = next(k for k in REMOTE.keys if k.name == name)
+        return checks.number(spec.values.get(name, key.default), f"{where}.{name}", positive=positive)
+
+    return RemoteSpec(
+        host=host,
+        port=int(port_text),
+        network_margin=seconds("network_margin", positive=False),
+        max_connections=spec.get(REMOTE.keys[2]),
+        max_message=spec.get(REMOTE.keys[3]),
+        hello_timeout=seconds("hello_timeout", positive=True),
+        rejoin_wait=seconds("rejoin_wait", positive=False),
     )
 
 
@@ -287,7 +397,23 @@ def _pairing(checks: FieldChecks, value: object, where: str) -> PairingSpec:
         checks.fail(f"{where}.noise", f"expected Elo from 0 to 2000, got {_describe(noise)}")
     kind = spec.get(PAIRING.keys[0])
     seed = spec.get(PAIRING.keys[2])
+    if kind == "information":
+        given = [k for k in ("noise", "seed") if k in spec.values]
+        if given:
+            checks.fail(
+                f"{where}.{given[0]}", "goes with kind: rating-noise; information pairing has no noise"
+            )
     return PairingSpec(kind, float(noise), seed)
 
 
-__all__ = ["STORE", "Anchor", "LadderBot", "LadderConfig", "OnChange", "PairingSpec", "load_ladder"]
+__all__ = [
+    "STORE",
+    "Anchor",
+    "LadderBot",
+    "LadderConfig",
+    "OnChange",
+    "PairingSpec",
+    "RemoteSpec",
+    "load_ladder",
+    "remote_executor_problem",
+]

@@ -251,7 +251,14 @@ class Ladder:
             for label in (a, b):
                 if label in counts:
                     counts[label] += n
-        pairings = pair_round(number, ratings, counts, self.config.pairing)
+        pairings = pair_round(
+            number,
+            ratings,
+            counts,
+            self.config.pairing,
+            tallies=tallies,
+            games_per_pairing=self.config.games_per_pairing,
+        )
         games = round_games(
             pairings,
             self.config.games_per_pairing,
