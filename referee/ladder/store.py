@@ -7,7 +7,13 @@ Tables (schema :data:`SCHEMA_VERSION`; ``schema_version`` holds the file's, and
   openings), so a config that would mix incomparable games is refused;
 * ``entries``: one row per bot entry (label, the config's name, its program's fingerprint,
   its protocol ``name``/``version``, when registered, when retired): entries are never
-  deleted, so a retired one keeps its history;
+  deleted, so a retired one keeps its history. A *remote* entry (``remote`` 1, from v3) is a
+  bot that connects (``vastuz connect``): registered by ``vastuz ladder add-bot`` with the
+  sha256 of its token (``token_hash``; the token itself is never stored) and an empty
+  fingerprint, which its first connection's hello fills in;
+* ``presence`` (v3): per remote label, whether it is connected now, since when, and when it
+  was last seen; the ladder writes it on each connect and disconnect (and clears it at its
+  start: a killed run's connections are gone), ``vastuz serve`` reads it;
 * ``rounds`` and ``slots``: every scheduled game, written with its round in one transaction
   before any of its games starts; a slot's key (``r12-a+b-01``) is the game's id, and its
   state ``pending`` until its record is in, then ``done`` (``void``: the referee could not
@@ -41,7 +47,7 @@ from referee.play.spec import Opening, OpeningKind
 from referee.tournament.slots import ScheduledGame
 from referee.tournament.store.manifest import differences
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA_V1 = """
 CREATE TABLE schema_version (version INTEGER NOT NULL);
@@ -112,9 +118,21 @@ def _create_v1(db: sqlite3.Connection) -> None:
             db.execute(statement)
 
 
+def _v2_to_v3(db: sqlite3.Connection) -> None:
+    """Remote bots: entries that connect, authenticated by a token's hash, and who is
+    connected now."""
+    db.execute("ALTER TABLE entries ADD COLUMN remote INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE entries ADD COLUMN token_hash TEXT")
+    db.execute(
+        "CREATE TABLE presence "
+        "(label TEXT PRIMARY KEY, connected INTEGER NOT NULL, since TEXT, last_seen TEXT)"
+    )
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: _create_v1,
     1: _v1_to_v2,
+    2: _v2_to_v3,
 }
 """``MIGRATIONS[v]`` takes a file of version ``v`` to ``v + 1`` (0: an empty file)."""
 
@@ -150,6 +168,9 @@ class Entry:
     command: str
     registered: str
     retired: str | None
+    remote: bool = False
+    token_hash: str | None = None
+    """A remote entry's token's sha256 (hex); None for a local bot."""
 
 
 @dataclass(frozen=True)
@@ -246,22 +267,34 @@ class LadderStore:
     def entries(self) -> list[Entry]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, label, name, fingerprint, protocol_name, version, command, registered, retired "
-                "FROM entries ORDER BY id"
+                "SELECT id, label, name, fingerprint, protocol_name, version, command, registered, retired, "
+                "remote, token_hash FROM entries ORDER BY id"
             ).fetchall()
-        return [Entry(*row) for row in rows]
+        return [
+            Entry(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], remote=bool(r[9]), token_hash=r[10])
+            for r in rows
+        ]
 
     def register(
-        self, label: str, name: str, fingerprint: str, command: str, *, retire: int | None = None
+        self,
+        label: str,
+        name: str,
+        fingerprint: str,
+        command: str,
+        *,
+        retire: int | None = None,
+        token_hash: str | None = None,
     ) -> Entry:
-        """A new entry (and, in the same transaction, entry ``retire`` retired)."""
+        """A new entry (and, in the same transaction, entry ``retire`` retired); with
+        ``token_hash``, a remote one."""
         with self._lock, self._transaction():
             now = _now()
             if retire is not None:
                 self._db.execute("UPDATE entries SET retired = ? WHERE id = ?", (now, retire))
             cursor = self._db.execute(
-                "INSERT INTO entries (label, name, fingerprint, command, registered) VALUES (?,?,?,?,?)",
-                (label, name, fingerprint, command, now),
+                "INSERT INTO entries (label, name, fingerprint, command, registered, remote, token_hash) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (label, name, fingerprint, command, now, int(token_hash is not None), token_hash),
             )
             entry_id = cursor.lastrowid
         return next(e for e in self.entries() if e.id == entry_id)
@@ -273,6 +306,45 @@ class LadderStore:
                 "UPDATE entries SET protocol_name = ?, version = ? WHERE id = ?",
                 (protocol_name, version, entry),
             )
+
+    def set_token(self, entry: int, token_hash: str) -> None:
+        """A remote entry's new token (``add-bot --new-token``): the old one stops working."""
+        with self._lock, self._transaction():
+            self._db.execute("UPDATE entries SET token_hash = ? WHERE id = ?", (token_hash, entry))
+
+    def set_fingerprint(self, entry: int, fingerprint: str) -> None:
+        """A remote entry's fingerprint, from its first connection's hello."""
+        with self._lock, self._transaction():
+            self._db.execute("UPDATE entries SET fingerprint = ? WHERE id = ?", (fingerprint, entry))
+
+    # ------------------------------------------------------------------ presence
+    def set_presence(self, label: str, connected: bool) -> None:
+        """A remote label connected (``since`` now) or gone (its ``since`` kept); seen now."""
+        now = _now()
+        with self._lock, self._transaction():
+            if connected:
+                self._db.execute(
+                    "INSERT INTO presence VALUES (?, 1, ?, ?) ON CONFLICT(label) DO UPDATE SET "
+                    "connected = 1, since = excluded.since, last_seen = excluded.last_seen",
+                    (label, now, now),
+                )
+            else:
+                self._db.execute(
+                    "INSERT INTO presence VALUES (?, 0, NULL, ?) ON CONFLICT(label) DO UPDATE SET "
+                    "connected = 0, last_seen = excluded.last_seen",
+                    (label, now),
+                )
+
+    def clear_presence(self) -> None:
+        """Nobody is connected (a ladder starting: a killed run's connections are gone)."""
+        with self._lock, self._transaction():
+            self._db.execute("UPDATE presence SET connected = 0")
+
+    def presence(self) -> dict[str, tuple[bool, str | None, str | None]]:
+        """(connected, since, last seen) per remote label that ever connected."""
+        with self._lock:
+            rows = self._db.execute("SELECT label, connected, since, last_seen FROM presence").fetchall()
+        return {str(label): (bool(c), since, seen) for label, c, since, seen in rows}
 
     # ------------------------------------------------------------------ rounds
     def last_round(self) -> tuple[int, bool] | None:

@@ -22,6 +22,7 @@ import weakref
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Protocol
 
 import trio
 
@@ -30,6 +31,7 @@ from referee.play.command import BotCommand
 from referee.play.game import play_game
 from referee.play.logs import LogBudget
 from referee.play.options import DEFAULT_OPTIONS, BotOptions
+from referee.play.player import Player
 from referee.play.process import BotProcess
 from referee.play.records import GameRecord, Termination
 from referee.play.spec import GameSpec
@@ -37,6 +39,22 @@ from referee.tournament.config.values import DEFAULT_LOG_MAX_PER_BOT, Restart
 
 Starts = list[tuple[str, str | None]]
 """Bot processes whose start a game saw: (label, why it could not start, or None)."""
+
+
+class PlayerSource(Protocol):
+    """Players of a bot that are not this pool's processes (a remote bot's connection, see
+    :mod:`referee.ladder.remote`): the pool asks the source of a label for its player and
+    gives it back after the game, as it takes and releases its own processes."""
+
+    def take(self, label: str, game_id: str, seat: int) -> Player:
+        """The bot's player for this game (already started: the source ran its handshake)."""
+        ...
+
+    async def give_back(self, player: Player, keep: bool) -> None:
+        """After the game: ``keep`` False when the player faulted (or the game was void), so
+        the source retires it as the pool closes a faulty process."""
+        ...
+
 
 DEFAULT_START_FAILURE_LIMIT = 3
 """Start failures in a row after which a run stops (see :class:`StartFailures`)."""
@@ -105,6 +123,10 @@ class BotPool:
     is closed by :meth:`release` or :meth:`aclose` before that nursery ends. ``options``
     are every new :class:`BotProcess`'s (board size, log cap, start-up deadline); each bot
     has one :class:`LogBudget` of ``log_max_per_bot`` bytes over the pool's life.
+
+    ``sources``: the labels whose players come from elsewhere (:class:`PlayerSource`); every
+    other label is a process of its command. The mapping may change while the pool runs (a
+    remote bot connecting), so it is kept, not copied.
     """
 
     def __init__(
@@ -118,6 +140,7 @@ class BotPool:
         options: BotOptions = DEFAULT_OPTIONS,
         bot_options: Mapping[str, BotOptions] | None = None,
         restart: Mapping[str, Restart] | None = None,
+        sources: dict[str, PlayerSource] | None = None,
     ) -> None:
         """``bot_options``: a bot's own options in place of ``options`` (its start-up
         deadline and commands); ``restart``: a bot's restart policy (default on-fault)."""
@@ -128,6 +151,7 @@ class BotPool:
         self.log_dir = log_dir
         self.transcripts = transcripts
         self.options = options
+        self.sources: dict[str, PlayerSource] = {} if sources is None else sources
         self.idle: dict[str, list[BotProcess]] = {name: [] for name in self.commands}
         self.live: set[BotProcess] = set()
         self.started = 0
@@ -171,12 +195,14 @@ class BotPool:
         is kept for its next game, a faulty one (or both, if the game was void) is closed.
         Returns the record (with the notes of logs given up) and the starts the game saw
         (see :class:`StartFailures`)."""
-        bots = (self.take(first, spec.game_id, 0, cpus), self.take(second, spec.game_id, 1, cpus))
+        bots = (self._player(first, spec.game_id, 0, cpus), self._player(second, spec.game_id, 1, cpus))
         record: GameRecord | None = None
         try:
             record = await play_game(bots[0], bots[1], spec, start_in=self.nursery)
             starts: Starts = []
             for seat, bot in enumerate(bots):
+                if not isinstance(bot, BotProcess):
+                    continue
                 record.notes.extend(bot.log_notes())  # a log given up, a bot's log cap reached
                 if bot not in self._reported and (bot.ready or bot.start_failure is not None):
                     self._reported.add(bot)
@@ -187,6 +213,9 @@ class BotPool:
                 faulty = record.fault.seat if record is not None and record.fault is not None else None
                 keep = record is not None and record.termination is not Termination.VOID
                 for seat, bot in enumerate(bots):
+                    if not isinstance(bot, BotProcess):
+                        await self.sources[bot.label].give_back(bot, keep and seat != faulty)
+                        continue
                     policy = self.restart.get(bot.label, Restart.ON_FAULT)
                     # ``never`` keeps a faulted process whose protocol is in step (release
                     # still closes one that is not reusable); ``always`` keeps none.
@@ -195,6 +224,10 @@ class BotPool:
                         assert record is not None and record.fault is not None
                         await self._resync(bot, record, spec.command_timeout_of(seat))
                     await self.release(bot, kept and policy is not Restart.ALWAYS)
+
+    def _player(self, name: str, game_id: str, seat: int, cpus: frozenset[int] | None) -> Player:
+        source = self.sources.get(name)
+        return self.take(name, game_id, seat, cpus) if source is None else source.take(name, game_id, seat)
 
     async def _resync(self, bot: BotProcess, record: GameRecord, grace: float) -> None:
         """A ``restart: never`` bot that lost on time: its process is kept if its late
