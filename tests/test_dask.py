@@ -239,3 +239,36 @@ def test_an_adaptive_run_plays_its_budget_on_the_cluster_in_whole_pairs(tmp_path
     assert set(Counter(r.tournament.pair_key for r in records).values()) == {2}
     assert "cluster: 20 game(s) in 10 batch(es)" in text
     assert wait_until_gone(marker) == []
+
+
+def test_a_ladder_plays_its_rounds_on_the_cluster(tmp_path, cluster, marker):
+    """A ladder's rounds on the cluster's workers: every game committed once, the round
+    barrier kept, the ratings from them."""
+    from referee.ladder.config import load_ladder
+    from referee.ladder.loop import Ladder
+    from referee.ladder.store import LadderStore
+
+    data = {
+        "name": "lad",
+        "board_size": 3,
+        "opening": "pie",
+        "time_control": {"per_move": 1.0, "margin": 0.5},
+        "concurrency": 2,
+        "min_games": 4,
+        "anchors": [{"bot": "b0", "rating": 0}],
+        "output": str(tmp_path / "lad"),
+        "bots": [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(4)],
+        **on(cluster),
+    }
+    path = tmp_path / "lad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    out = io.StringIO()
+    result = trio.run(lambda: Ladder(load_ladder(path), out=out, rounds=3).run())
+    assert (result.played, result.rounds) == (12, 3), out.getvalue()
+    header = next(line for line in out.getvalue().splitlines() if line.startswith("ladder lad:"))
+    assert "dask" in header.lower(), header
+    with LadderStore(load_ladder(path).store) as store:
+        slots = store.slot_keys()
+        assert len(slots) == len(set(slots)) == 12
+        assert {s.split("-")[0] for s in slots} == {"r1", "r2", "r3"}
+        assert store.counts()["done"] == 12
