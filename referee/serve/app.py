@@ -13,6 +13,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,9 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from referee.errors import VastuzError
+from referee.play.records import GameRecord
 from referee.render.html import game_page
-from referee.serve import pages
+from referee.serve import ladder_pages, ladders, pages
 from referee.serve.assets import STANDINGS_JS
 from referee.serve.following import following
 from referee.serve.human import HumanGames, PlayError
@@ -78,6 +80,7 @@ class Server:
         self.loopback = loopback
         self.reads = trio.CapacityLimiter(1)  # one blocking folder read at a time
         self.scanned: tuple[float, list[Run]] | None = None  # (when, the runs): see server._others
+        self.ladders = ladders.Ladders()
 
     async def blocking(self, fn: Any, *args: Any) -> Any:
         return await trio.to_thread.run_sync(lambda: fn(*args), limiter=self.reads)
@@ -91,6 +94,34 @@ class Server:
             if run.name == name:
                 return run
         raise PlayError(404, f"no run {name[:60]!r}")
+
+
+MAX_PARAM = 300
+"""Characters a label or a slot in a path may have (a ladder's are far shorter)."""
+
+
+def _param(request: Request, name: str) -> str:
+    value = str(request.path_params[name])
+    if not value or len(value) > MAX_PARAM or not value.isprintable():
+        raise PlayError(404, f"no such {name}")
+    return value
+
+
+def _live_of(server: Server, ladder: Run) -> list[dict[str, Any]]:
+    """The ladder's games in progress (in this process, or read from its live file)."""
+    return [
+        {k: g.get(k) for k in ("key", "game_id", "bots", "black", "white", "turns", "over")}
+        for g in server.feed.snapshot()
+        if g.get("run") == ladder.name
+    ]
+
+
+async def _ladder_stamp(server: Server, ladder: Run) -> str:
+    """The ladder's stamp (:meth:`~referee.ladder.reading.StoreReader.stamp`) and which of
+    its games are in progress: a page follows both."""
+    store: str = await server.blocking(ladders.stamp, ladder.folder)
+    live = sorted(str(g["key"]) for g in _live_of(server, ladder))
+    return f"{store}-{zlib.crc32(' '.join(live).encode()):08x}"
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -193,7 +224,85 @@ def build_app(server: Server) -> Any:
 
     async def index(request: Request) -> Response:
         runs = [await server.blocking(run_summary, r) for r in await server.runs()]
-        return _html(pages.index_page(runs, len(server.feed.games)))
+        found = [await server.blocking(ladders.summary, r) for r in await server.ladders.all(server)]
+        return _html(pages.index_page(runs, len(server.feed.games), found))
+
+    async def ladder_data(ladder: Run) -> dict[str, Any]:
+        state = await server.ladders.state(server, ladder)
+        return ladders.ladder_json(state, _live_of(server, ladder))
+
+    async def bot_data(request: Request) -> dict[str, Any]:
+        ladder = await server.ladders.get(server, request.path_params["ladder"])
+        label = _param(request, "label")
+        before_text = request.query_params.get("before")
+        before = None
+        if before_text is not None:
+            if not before_text.isdigit() or len(before_text) > 18:
+                raise PlayError(400, "before: expected a game's number")
+            before = int(before_text)
+        state = await server.ladders.state(server, ladder)
+        rows = {r["label"]: r for r in ladders.bot_rows(state)}
+        if label not in rows:
+            raise PlayError(404, f"no bot {label[:60]!r} on this ladder")
+        games, more = await server.blocking(ladders.bot_games, ladder.folder, label, before)
+        return {
+            "ladder": ladder.name,
+            "label": label,
+            "line": rows[label],
+            "min_games": state.snapshot.view.min_games,
+            "history": ladders.history_json(state.snapshot, label),
+            "games": ladders.game_rows(label, games),
+            "next_before": games[-1].seq if more and games else None,
+        }
+
+    async def ladder_record(request: Request) -> tuple[Run, GameRecord]:
+        ladder = await server.ladders.get(server, request.path_params["ladder"])
+        slot = _param(request, "slot")
+        record = await server.blocking(ladders.game_record, ladder.folder, slot)
+        if record is None:
+            raise PlayError(404, "no such game on this ladder")
+        return ladder, record
+
+    async def ladder_page(request: Request) -> Response:
+        ladder = await server.ladders.get(server, request.path_params["ladder"])
+        stamp = await _ladder_stamp(server, ladder)  # before the page: a change after it is seen
+        return _html(ladder_pages.ladder_page(await ladder_data(ladder), stamp))
+
+    async def ladder_bot_page(request: Request) -> Response:
+        return _html(ladder_pages.bot_page(await bot_data(request)))
+
+    async def ladder_game_page(request: Request) -> Response:
+        ladder, record = await ladder_record(request)
+        return _html(game_page([record], title=f"{ladder.name}: {record.game_id}"), own=False)
+
+    async def api_ladders(request: Request) -> Response:
+        found = await server.ladders.all(server)
+        return JSONResponse([await server.blocking(ladders.summary, r) for r in found])
+
+    async def api_ladder(request: Request) -> Response:
+        ladder = await server.ladders.get(server, request.path_params["ladder"])
+        return JSONResponse(await ladder_data(ladder), headers={"Cache-Control": "no-store"})
+
+    async def api_ladder_bot(request: Request) -> Response:
+        return JSONResponse(await bot_data(request), headers={"Cache-Control": "no-store"})
+
+    async def api_ladder_game(request: Request) -> Response:
+        _, record = await ladder_record(request)
+        return JSONResponse(record.to_dict())
+
+    async def api_ladder_stamp(request: Request) -> Response:
+        ladder = await server.ladders.get(server, request.path_params["ladder"])
+        after = request.query_params.get("after")
+        stamp = await _ladder_stamp(server, ladder)
+        if after is not None:
+            with trio.move_on_after(LONG_POLL_SECONDS):
+                while stamp == after[:300]:
+                    await trio.sleep(STAMP_SECONDS)
+                    stamp = await _ladder_stamp(server, ladder)
+        return JSONResponse(
+            {"ladder": ladder.name, "stamp": stamp, "running": stamp.split("-")[-2] == "running"},
+            headers={"Cache-Control": "no-store"},
+        )
 
     async def run_page(request: Request) -> Response:
         run = await server.run(request.path_params["run"])
@@ -326,6 +435,9 @@ def build_app(server: Server) -> Any:
         Route("/", handled(index)),
         Route("/runs/{run}/", handled(run_page)),
         Route("/runs/{run}/games/{game_id}", handled(game_html)),
+        Route("/ladders/{ladder}/", handled(ladder_page)),
+        Route("/ladders/{ladder}/bots/{label}", handled(ladder_bot_page)),
+        Route("/ladders/{ladder}/games/{slot}", handled(ladder_game_page)),
         Route("/live", handled(live)),
         Route("/play", handled(play_new)),
         Route("/play/{game_id}", handled(play_game_page)),
@@ -336,6 +448,11 @@ def build_app(server: Server) -> Any:
         Route("/api/runs/{run}/standings", handled(api_standings)),
         Route("/api/runs/{run}/stamp", handled(api_stamp)),
         Route("/api/runs/{run}/games/{game_id}", handled(api_game)),
+        Route("/api/ladders", handled(api_ladders)),
+        Route("/api/ladders/{ladder}", handled(api_ladder)),
+        Route("/api/ladders/{ladder}/stamp", handled(api_ladder_stamp)),
+        Route("/api/ladders/{ladder}/bots/{label}", handled(api_ladder_bot)),
+        Route("/api/ladders/{ladder}/games/{slot}", handled(api_ladder_game)),
         Route("/api/live", handled(api_live)),
         Route("/api/events", handled(api_events)),
         Route("/api/play", handled(api_play), methods=["POST"]),

@@ -21,6 +21,11 @@ table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #
 .live-game{width:min(360px,90vw)}
 .live-game h3{font-size:1em;margin:.2em 0}
 .live-game.ended{opacity:.6}
+#ratings td.rating,#bot-summary .rating{font-family:monospace;text-align:right}
+#rating-chart{max-width:100%;height:auto}
+.legend .key{font-family:monospace;margin:0 .3em 0 1em}
+.legend .key.provisional{color:#d08020}.legend .key.established{color:#2060c0}
+.note{color:#775}
 """
 
 JS = r"""
@@ -185,7 +190,34 @@ JS = r"""
     source.addEventListener("game", (ev) => draw(JSON.parse(ev.data), false));
     source.addEventListener("end", (ev) => draw(JSON.parse(ev.data), true));
   }
-  if (page === "index") body.dataset.ready = "1";
+  if (page === "ladder") {  // the rating list: wait for the store to change, then put in the new one
+    const ladder = body.dataset.ladder;
+    let stamp = body.dataset.stamp;
+    body.dataset.ready = "1";
+    (async () => {
+      body.dataset.follow = "following";
+      for (;;) {
+        try {
+          const r = await fetch("/api/ladders/" + encodeURIComponent(ladder) + "/stamp?after=" + encodeURIComponent(stamp), {cache: "no-store"});
+          if (!r.ok) throw new Error("status " + r.status);
+          const answer = await r.json();
+          if (answer.stamp === stamp) continue;
+          const page = await fetch("/ladders/" + encodeURIComponent(ladder) + "/", {cache: "no-store"});
+          if (!page.ok) throw new Error("status " + page.status);
+          const doc = new DOMParser().parseFromString(await page.text(), "text/html");
+          const fresh = doc.getElementById("ladder-body"), old = $("ladder-body");
+          if (fresh && old) old.replaceWith(document.importNode(fresh, true));
+          stamp = doc.body.dataset.stamp || answer.stamp;
+          body.dataset.updates = String(+(body.dataset.updates || 0) + 1);
+          body.dataset.follow = "following";
+        } catch (e) {
+          body.dataset.follow = "retrying";
+          await new Promise((res) => setTimeout(res, 2000));
+        }
+      }
+    })();
+  }
+  if (page === "index" || page === "ladder-bot") body.dataset.ready = "1";
 })();
 """
 

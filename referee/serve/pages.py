@@ -16,7 +16,7 @@ from typing import Any
 from referee.render.svg import STYLE, layout
 from referee.serve.assets import CSS, JS
 
-__all__ = ["CSP", "CSS", "JS", "clickable", "index_page", "live_page", "play_form", "play_page"]
+__all__ = ["CSP", "CSS", "JS", "clickable", "frame", "index_page", "live_page", "play_form", "play_page"]
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:;"
@@ -36,7 +36,8 @@ def clickable(svg: str, size: int) -> str:
     return svg.replace("</svg>", f'<g class="hits">{hits}</g></svg>')
 
 
-def _page(title: str, body: str, *, page: str, data: dict[str, str] | None = None) -> str:
+def frame(title: str, body: str, *, page: str, data: dict[str, str] | None = None) -> str:
+    """A page of the server's own: ``body`` (trusted markup, already escaped) under ``title``."""
     attrs = "".join(f' data-{k}="{escape(v)}"' for k, v in (data or {}).items())
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -56,7 +57,27 @@ def _page(title: str, body: str, *, page: str, data: dict[str, str] | None = Non
 """
 
 
-def index_page(runs: Sequence[dict[str, Any]], live: int) -> str:
+_page = frame
+
+
+def _ladder_table(ladders: Sequence[dict[str, Any]]) -> str:
+    if not ladders:
+        return ""
+    rows = "".join(
+        f'<tr data-ladder="{escape(r["ladder"])}">'
+        f'<td><a href="/ladders/{escape(r["ladder"])}/">{escape(r["ladder"])}</a></td>'
+        f"<td>{r.get('games', '')}</td><td>{r.get('entries', '')}</td>"
+        f"<td>{'running' if r['running'] else escape(r.get('error', ''))}</td>"
+        f'<td class="folder">{escape(r["folder"])}</td></tr>'
+        for r in ladders
+    )
+    return (
+        '<h2>Ladders</h2><table id="ladders"><thead><tr><th>ladder</th><th>games</th><th>entries</th>'
+        f"<th></th><th>folder</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def index_page(runs: Sequence[dict[str, Any]], live: int, ladders: Sequence[dict[str, Any]] = ()) -> str:
     rows = "".join(
         f'<tr data-run="{escape(r["run"])}">'
         f'<td><a href="/runs/{escape(r["run"])}/">{escape(r["run"])}</a></td>'
@@ -72,7 +93,8 @@ def index_page(runs: Sequence[dict[str, Any]], live: int) -> str:
     )
     return _page(
         "Vastuz arena",
-        f'{table}<p><a href="/live">{live} game(s) in progress</a> · <a href="/play">play a bot</a></p>',
+        f'{table}{_ladder_table(ladders)}<p><a href="/live">{live} game(s) in progress</a> · '
+        '<a href="/play">play a bot</a></p>',
         page="index",
     )
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from referee.errors import ResultsError
+from referee.ladder.config import STORE as LADDER_STORE
 from referee.play.records import GameRecord
 from referee.render.standings_text import render
 from referee.tournament.store.files import OLD_MATCH_RESULTS, RESULTS
@@ -59,8 +61,13 @@ def _is_run(folder: Path) -> bool:
     return (folder / RESULTS).is_file() or (folder / OLD_MATCH_RESULTS).is_file()
 
 
-def _found(root: Path, depth: int) -> list[Path]:
-    if _is_run(root):
+def _is_ladder(folder: Path) -> bool:
+    return (folder / LADDER_STORE).is_file()
+
+
+def _found(root: Path, depth: int, wanted: Callable[[Path], bool] = _is_run) -> list[Path]:
+    """The folders at or under ``root`` that are ``wanted`` (not looking inside one)."""
+    if wanted(root):
         return [root]
     if depth >= MAX_DEPTH:
         return []
@@ -68,7 +75,7 @@ def _found(root: Path, depth: int) -> list[Path]:
         children = sorted(p for p in root.iterdir() if p.is_dir() and not p.is_symlink())
     except OSError:
         return []
-    return [run for child in children if child.name != "logs" for run in _found(child, depth + 1)]
+    return [f for child in children if child.name != "logs" for f in _found(child, depth + 1, wanted)]
 
 
 def run_name(folder: Path) -> str:
@@ -76,14 +83,12 @@ def run_name(folder: Path) -> str:
     return _UNSAFE.sub("-", folder.resolve().name).strip("-.") or "run"
 
 
-def find_runs(roots: list[Path]) -> list[Run]:
-    """Every results folder at or under ``roots`` (at most :data:`MAX_DEPTH` deep), each
-    once, named uniquely."""
+def _named(roots: list[Path], wanted: Callable[[Path], bool]) -> list[tuple[str, Path]]:
     seen: set[Path] = set()
-    runs: list[Run] = []
+    found: list[tuple[str, Path]] = []
     names: set[str] = set()
     for root in roots:
-        for folder in _found(root, 0):
+        for folder in _found(root, 0, wanted):
             real = folder.resolve()
             if real in seen:
                 continue
@@ -93,8 +98,20 @@ def find_runs(roots: list[Path]) -> list[Run]:
             while name in names:
                 name, k = f"{base}-{k}", k + 1
             names.add(name)
-            runs.append(Run(name, folder))
-    return runs
+            found.append((name, folder))
+    return found
+
+
+def find_runs(roots: list[Path]) -> list[Run]:
+    """Every results folder at or under ``roots`` (at most :data:`MAX_DEPTH` deep), each
+    once, named uniquely."""
+    return [Run(name, folder) for name, folder in _named(roots, _is_run)]
+
+
+def find_ladders(roots: list[Path]) -> list[Run]:
+    """Every ladder folder (holding a ladder's store) at or under ``roots``, as runs are
+    found, named uniquely among ladders (``/ladders/{name}/``)."""
+    return [Run(name, folder) for name, folder in _named(roots, _is_ladder)]
 
 
 def run_summary(run: Run) -> dict[str, Any]:

@@ -77,10 +77,10 @@ def say_bound(bound: list[str], token: bool) -> str:
 
 
 async def _others(server: Server, feed: LiveFeed) -> list[tuple[str, Path]]:
-    """The served runs going on in other processes, whose live files the feed follows (the
-    list of runs made again every :data:`RESCAN_SECONDS`)."""
+    """The served runs and ladders going on in other processes, whose live files the feed
+    follows (the list made again every :data:`RESCAN_SECONDS`)."""
     now = trio.current_time()
     if server.scanned is None or now - server.scanned[0] > RESCAN_SECONDS:
-        server.scanned = (now, await server.runs())
+        server.scanned = (now, await server.runs() + await server.ladders.all(server))
     own = None if feed.file is None else feed.file.parent.resolve()
     return [(r.name, r.folder) for r in server.scanned[1] if r.running and r.folder.resolve() != own]
