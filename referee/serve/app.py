@@ -300,7 +300,7 @@ def build_app(server: Server) -> Any:
                     await trio.sleep(STAMP_SECONDS)
                     stamp = await _ladder_stamp(server, ladder)
         return JSONResponse(
-            {"ladder": ladder.name, "stamp": stamp, "running": stamp.split("-")[-2] == "running"},
+            {"ladder": ladder.name, "stamp": stamp, "running": "-running-" in stamp},
             headers={"Cache-Control": "no-store"},
         )
 
@@ -436,8 +436,8 @@ def build_app(server: Server) -> Any:
         Route("/runs/{run}/", handled(run_page)),
         Route("/runs/{run}/games/{game_id}", handled(game_html)),
         Route("/ladders/{ladder}/", handled(ladder_page)),
-        Route("/ladders/{ladder}/bots/{label}", handled(ladder_bot_page)),
-        Route("/ladders/{ladder}/games/{slot}", handled(ladder_game_page)),
+        Route("/ladders/{ladder}/bots/{label:path}", handled(ladder_bot_page)),
+        Route("/ladders/{ladder}/games/{slot:path}", handled(ladder_game_page)),
         Route("/live", handled(live)),
         Route("/play", handled(play_new)),
         Route("/play/{game_id}", handled(play_game_page)),
@@ -451,8 +451,8 @@ def build_app(server: Server) -> Any:
         Route("/api/ladders", handled(api_ladders)),
         Route("/api/ladders/{ladder}", handled(api_ladder)),
         Route("/api/ladders/{ladder}/stamp", handled(api_ladder_stamp)),
-        Route("/api/ladders/{ladder}/bots/{label}", handled(api_ladder_bot)),
-        Route("/api/ladders/{ladder}/games/{slot}", handled(api_ladder_game)),
+        Route("/api/ladders/{ladder}/bots/{label:path}", handled(api_ladder_bot)),
+        Route("/api/ladders/{ladder}/games/{slot:path}", handled(api_ladder_game)),
         Route("/api/live", handled(api_live)),
         Route("/api/events", handled(api_events)),
         Route("/api/play", handled(api_play), methods=["POST"]),

@@ -1,0 +1,349 @@
+"""``vastuz serve`` showing ladders, over loopback HTTP: a real ladder made by the test
+(``vastuz ladder --rounds N`` with real bot processes), its rating list exactly as ``vastuz
+ladder status`` computes it (``?`` while provisional), a bot's history and games with
+their replays, 404s and 400s, the store never written, an older store (schema v2, no
+``presence``), a remote entry's presence, labels escaped, and a running ladder's live
+games (``vastuz ladder --serve`` in its own process, ``--live`` followed by another
+server, the stamp's long poll). No mocks: real processes, real stores."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+import yaml
+from processes import processes_with, wait_until_gone
+from serving import ROOT, Served, serving, until
+
+from referee.ladder.config import load_ladder
+from referee.ladder.reading import StoreReader
+from referee.ladder.status import status_lines
+from referee.ladder.store import LadderStore
+
+pytest.importorskip("hypercorn", reason="vastuz serve needs its extra: pip install -e '.[serve]'")
+pytest.importorskip("starlette", reason="vastuz serve needs its extra: pip install -e '.[serve]'")
+
+FAKEBOT = ROOT / "tests" / "fake_bots" / "fakebot.py"
+
+
+def write_ladder(base: Path, name: str, marker: str, *, delay: float = 0.0, min_games: int = 10) -> Path:
+    """A ladder of 4 fake bots (board 3, the anchor b0 at +100) writing ``base/ladders/NAME``;
+    ``delay``: each genmove waits that long (games stay in progress a while)."""
+    bots = []
+    for i in range(4):
+        argv = [sys.executable, str(FAKEBOT), "--seed", str(i)]
+        if delay:
+            argv += ["--fault", "slow", "--delay", str(delay)]
+        bots.append(
+            {"name": f"b{i}", "command": argv, "cwd": str(ROOT), "env": {"VASTUZ_TEST_MARKER": marker}}
+        )
+    data = {
+        "name": name,
+        "board_size": 3,
+        "opening": "pie",
+        "time_control": {"per_move": 2.0, "margin": 0.5},
+        "concurrency": 2,
+        "min_games": min_games,
+        "anchors": [{"bot": "b0", "rating": 100}],
+        "pairing": {"noise": 50, "seed": 3},
+        "output": str(base / "ladders" / name),
+        "bots": bots,
+    }
+    path = base / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def run_ladder(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", "ladder", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+
+
+@contextmanager
+def ladder_process(*args: str) -> Iterator[subprocess.Popen[str]]:
+    """``vastuz ladder ARGS`` running until the block ends (then SIGTERM, as a person stops it)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "ladder", *args],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            _, errors = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, errors = proc.communicate()
+        assert "Traceback" not in errors, errors[-3000:]
+
+
+def played(base: Path, name: str, rounds: int, **kw: Any) -> Path:
+    """``base/ladders/NAME`` after ``rounds`` rounds of a real ladder; its config beside."""
+    marker = uuid.uuid4().hex
+    try:
+        proc = run_ladder(str(write_ladder(base, name, marker, **kw)), "--rounds", str(rounds), "-q")
+        assert proc.returncode == 0, proc.stderr
+        assert not wait_until_gone(marker)
+    finally:
+        for pid in processes_with(marker):
+            subprocess.run(["kill", "-9", str(pid)], check=False)
+    return base / "ladders" / name
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("serve-ladder")
+    played(folder, "lad", 4)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def served(base: Path) -> Iterator[Served]:
+    with serving(str(base / "ladders"), cwd=base) as server:
+        yield server
+
+
+def test_the_rating_list_is_the_status_one_and_the_store_is_not_written(base: Path) -> None:
+    store = base / "ladders" / "lad" / "ladder.sqlite"
+    before = digest(store)
+    with serving(str(base / "ladders"), cwd=base) as server:
+        status, ladders = server.get("/api/ladders")
+        assert status == 200 and [(x["ladder"], x["games"], x["rounds"]) for x in ladders] == [("lad", 16, 4)]
+        status, data = server.get("/api/ladders/lad")
+        assert status == 200, data
+        status, page = server.get("/ladders/lad/")
+        assert status == 200 and 'id="ratings"' in page
+        status, index = server.get("/")
+        assert status == 200 and 'href="/ladders/lad/"' in index
+    assert digest(store) == before  # read-only: never migrated, never written
+    config = load_ladder(base / "lad.yaml", check_programs=False)
+    with LadderStore(config.store) as s:
+        lines, _ = status_lines(config, s)
+    assert [b["label"] for b in data["bots"]] == [line.label for line in lines]
+    for row, line in zip(data["bots"], lines, strict=True):
+        assert row["rating"] == line.shown()  # +123? while provisional, as vastuz ladder status
+        assert (row["games"], row["wins"], row["draws"], row["losses"]) == (
+            line.games, line.wins, line.draws, line.losses,
+        )  # fmt: skip
+        assert row["provisional"] == line.provisional and row["anchor"] == line.anchor
+        assert row["remote"] is False and row["connected"] is None  # local bots
+        assert row["state"] == ("anchor" if line.anchor else "active")
+        assert row["last_game"] and row["version"] == "fakebot-good 1.0"
+        assert f'<td class="rating">{escape(line.shown())}</td>' in page
+    anchor = next(b for b in data["bots"] if b["anchor"])
+    assert anchor["label"] == "b0" and anchor["rating"] == "+100" and anchor["interval"] == "anchor"
+    others = [b for b in data["bots"] if not b["anchor"]]
+    assert all(b["games"] == 8 and b["provisional"] and b["rating"].endswith("?") for b in others)
+    assert data["games"] == 16 and data["rounds"] == 4 and data["min_games"] == 10
+    assert data["config_known"] and data["anchor"] == {"label": "b0", "rating": 100.0}
+    assert data["running"] is False and data["live"] == [] and data["as_of_game"] == 16
+
+
+def test_a_bots_history_games_and_replays(served: Served, base: Path) -> None:
+    status, data = served.get("/api/ladders/lad/bots/b1")
+    assert status == 200, data
+    line = data["line"]
+    history = data["history"]
+    assert history and [p["round"] for p in history] == sorted({p["round"] for p in history})
+    assert history[-1]["round"] == 4 and history[-1]["games"] == 16
+    assert abs(history[-1]["elo"] - line["elo"]) < 0.11  # the last point is the list's estimate
+    assert all(p["provisional"] for p in history)  # 8 games < 10
+    games = data["games"]
+    assert len(games) == line["games"] == 8 and data["next_before"] is None
+    assert [g["seq"] for g in games] == sorted((g["seq"] for g in games), reverse=True)  # newest first
+    with StoreReader(base / "ladders" / "lad" / "ladder.sqlite") as reader:
+        for g in games:
+            record = reader.record(g["slot"])
+            assert record is not None and "b1" in record.labels
+            status, got = served.get(f"/api/ladders/lad/games/{quote(g['slot'])}")
+            assert status == 200 and got == record.to_dict()
+            seat = record.labels.index("b1")
+            assert g["seat"] == seat and g["opponent"] == record.labels[1 - seat]
+            assert g["result"] == (
+                "draw" if record.winner is None else "win" if record.winner == seat else "loss"
+            )
+    status, page = served.get("/ladders/lad/bots/b1")
+    assert status == 200 and '<svg id="rating-chart"' in page and 'class="provisional"' in page
+    assert f'href="/ladders/lad/games/{quote(games[0]["slot"], safe="")}"' in page
+    status, replay = served.get(f"/ladders/lad/games/{quote(games[0]['slot'])}")
+    assert status == 200 and 'id="vastuz-data"' in replay and games[0]["slot"] in replay
+    status, anchor = served.get("/api/ladders/lad/bots/b0")
+    assert status == 200 and {p["elo"] for p in anchor["history"]} == {100.0}
+    assert not any(p["provisional"] for p in anchor["history"])  # the anchor is never provisional
+
+
+def test_a_bots_games_are_paged_newest_first(base: Path) -> None:
+    with StoreReader(base / "ladders" / "lad" / "ladder.sqlite") as reader:
+        every = reader.bot_games("b2", before=None, limit=100)
+        pages, before = [], None
+        while True:
+            page = reader.bot_games("b2", before=before, limit=3)
+            if not page:
+                break
+            pages.append(page)
+            before = page[-1].seq
+    assert len(every) == 8 and [len(p) for p in pages] == [3, 3, 2]
+    assert [g for p in pages for g in p] == every
+
+
+def test_unknown_and_bad_paths(served: Served) -> None:
+    for path in (
+        "/api/ladders/nope", "/ladders/nope/", "/api/ladders/lad/bots/nope", "/ladders/lad/bots/nope",
+        "/api/ladders/lad/games/nope", "/ladders/lad/games/r1-b0+b1-09", "/api/ladders/lad/bots/" + "x" * 400,
+    ):  # fmt: skip
+        status, answer = served.get(path)
+        assert status == 404 and "error" in answer, (path, answer)
+    for query in ("abc", "-1", "1" * 30):
+        status, answer = served.get(f"/api/ladders/lad/bots/b1?before={query}")
+        assert status == 400 and "before" in answer["error"]
+    status, answer = served.get("/api/ladders/lad/bots/b1?before=3")
+    assert status == 200 and all(g["seq"] < 3 for g in answer["games"])
+
+
+def _copy(folder: Path, to: Path, *, view: bool) -> Path:
+    to.mkdir(parents=True)
+    shutil.copy(folder / "ladder.sqlite", to / "ladder.sqlite")
+    if view:
+        shutil.copy(folder / "ladder.json", to / "ladder.json")
+    return to
+
+
+def test_an_older_store_a_remote_entry_escaping_and_a_broken_store(base: Path, tmp_path: Path) -> None:
+    source = base / "ladders" / "lad"
+    old = _copy(source, tmp_path / "stores" / "old", view=False)
+    db = sqlite3.connect(old / "ladder.sqlite")
+    with db:  # schema v2: no presence, no remote entries (what the store was before)
+        db.execute("DROP TABLE IF EXISTS presence")
+        columns = {r[1] for r in db.execute("PRAGMA table_info(entries)")}
+        for column in ("remote", "token_hash"):
+            if column in columns:
+                db.execute(f"ALTER TABLE entries DROP COLUMN {column}")
+        db.execute("UPDATE schema_version SET version = 2")
+    db.close()
+    remote = _copy(source, tmp_path / "stores" / "remote", view=True)
+    db = sqlite3.connect(remote / "ladder.sqlite")
+    with db:
+        columns = {r[1] for r in db.execute("PRAGMA table_info(entries)")}
+        if "remote" not in columns:
+            db.execute("ALTER TABLE entries ADD COLUMN remote INTEGER NOT NULL DEFAULT 0")
+        db.execute("CREATE TABLE IF NOT EXISTS presence (label TEXT PRIMARY KEY, connected INTEGER NOT NULL, "
+                   "since TEXT, last_seen TEXT)")  # fmt: skip
+        db.execute(
+            "INSERT INTO entries (label, name, fingerprint, command, registered, remote) "
+            "VALUES ('<i>evil</i>', '<i>evil</i>', '', '', '2026-01-01T00:00:00+00:00', 1)"
+        )
+        db.execute("INSERT INTO presence VALUES ('<i>evil</i>', 1, '2026-01-01T00:00:00+00:00', "
+                   "'2026-01-02T03:04:05+00:00')")  # fmt: skip
+    db.close()
+    broken = tmp_path / "stores" / "broken"
+    broken.mkdir()
+    (broken / "ladder.sqlite").write_bytes(b"not an sqlite file at all" * 100)
+    digests = {p: digest(p / "ladder.sqlite") for p in (old, remote)}
+    with serving(str(tmp_path / "stores"), cwd=tmp_path) as server:
+        status, ladders = server.get("/api/ladders")
+        assert status == 200 and {x["ladder"] for x in ladders} == {"old", "remote", "broken"}
+        assert "error" in next(x for x in ladders if x["ladder"] == "broken")
+        status, answer = server.get("/api/ladders/broken")
+        assert status == 500 and "ladder store" in answer["error"]
+        status, data = server.get("/api/ladders/old")
+        assert status == 200 and [b["games"] for b in data["bots"]] == [8, 8, 8, 8]
+        assert not data["config_known"] and data["anchor"] is None  # no ladder.json: the defaults
+        assert all(b["connected"] is None and b["state"] == "active" for b in data["bots"])
+        status, page = server.get("/ladders/old/")
+        assert status == 200 and 'id="no-config"' in page
+        status, data = server.get("/api/ladders/remote")
+        evil = next(b for b in data["bots"] if b["label"] == "<i>evil</i>")
+        assert evil["rating"] == "?" and evil["games"] == 0 and evil["remote"] and evil["connected"] is True
+        assert evil["last_seen"] == "2026-01-02T03:04:05+00:00" and evil["state"] == "active"
+        status, page = server.get("/ladders/remote/")
+        assert "&lt;i&gt;evil&lt;/i&gt;" in page and "<i>evil" not in page
+        assert 'href="/ladders/remote/bots/%3Ci%3Eevil%3C%2Fi%3E"' in page
+        assert ">connected<" in page and ">local<" in page
+        status, page = server.get("/ladders/remote/bots/%3Ci%3Eevil%3C%2Fi%3E")
+        assert status == 200 and 'id="no-history"' in page and "<i>evil" not in page
+    assert {p: digest(p / "ladder.sqlite") for p in (old, remote)} == digests
+
+
+def test_a_ladder_served_while_it_runs_shows_its_live_games(tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex
+    config = write_ladder(tmp_path, "going", marker, delay=0.25)
+    try:
+        with ladder_process(str(config), "--rounds", "2", "--serve", "127.0.0.1:0") as proc:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert line.startswith("serving on "), line
+            server = Served(line.split()[2].rstrip(","), proc)
+
+            def live() -> list[dict[str, Any]]:
+                status, games = server.get("/api/live")
+                return [g for g in games if g["run"] == "going"] if status == 200 else []
+
+            games = until(live, "a game of the ladder in progress", 120)
+            assert games[0]["game_id"].startswith("r1-")
+            status, data = server.get("/api/ladders/going")
+            assert status == 200 and data["running"] is True
+            status, page = server.get("/ladders/going/")
+            assert status == 200 and 'id="live-games"' in page
+            until(lambda: server.get("/api/ladders/going")[1]["live"], "the ladder page's live games", 60)
+            until(lambda: server.get("/api/ladders/going")[1]["games"] >= 1, "a game counted", 120)
+            proc.wait(timeout=240)  # two rounds, then the ladder (and its server) stop
+            assert proc.returncode == 0
+    finally:
+        assert not wait_until_gone(marker, 30)
+
+
+def test_a_live_ladder_followed_by_another_server_and_the_stamps_long_poll(tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex
+    config = write_ladder(tmp_path, "followed", marker, delay=0.25)
+    (tmp_path / "ladders").mkdir()
+    try:
+        with (
+            serving(str(tmp_path / "ladders"), cwd=tmp_path) as server,
+            ladder_process(str(config), "--rounds", "1", "--live"),
+        ):
+            folder = tmp_path / "ladders" / "followed"
+            until(lambda: (folder / "live.json").exists(), "the live file", 120)
+
+            def live() -> list[dict[str, Any]]:
+                status, games = server.get("/api/live")
+                return [g for g in games if g["run"] == "followed"] if status == 200 else []
+
+            until(live, "the ladder's game, read from its live file", 120)
+            status, stamp = server.get("/api/ladders/followed/stamp")
+            assert status == 200 and stamp["running"] is True
+            for _ in range(10):  # each waits up to 20 s for the next game or game started
+                status, later = server.get(f"/api/ladders/followed/stamp?after={quote(stamp['stamp'])}")
+                assert status == 200
+                if later["stamp"] != stamp["stamp"]:
+                    break
+            assert later["stamp"] != stamp["stamp"]
+            until(lambda: server.get("/api/ladders/followed")[1]["games"] == 4, "the round", 180)
+    finally:
+        assert not wait_until_gone(marker, 30)
+
+
+def test_serve_and_live_go_with_running_the_ladder(base: Path) -> None:
+    proc = run_ladder("status", str(base / "lad.yaml"), "--live")
+    assert proc.returncode == 2 and "--serve and --live go with running the ladder" in proc.stderr
+    proc = run_ladder(str(base / "lad.yaml"), "--serve", "0.0.0.0:0")
+    assert proc.returncode == 2 and "--serve" in proc.stderr and "Traceback" not in proc.stderr
