@@ -21,7 +21,8 @@ table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #
 .live-game{width:min(360px,90vw)}
 .live-game h3{font-size:1em;margin:.2em 0}
 .live-game.ended{opacity:.6}
-#ratings td.rating,#bot-summary .rating{font-family:monospace;text-align:right}
+#ratings td.rating{font-variant-numeric:tabular-nums;text-align:right}
+#bot-summary .rating{font-weight:bold}
 #rating-chart{max-width:100%;height:auto}
 .legend .key{font-family:monospace;margin:0 .3em 0 1em}
 .legend .key.provisional{color:#d08020}.legend .key.established{color:#2060c0}

@@ -107,8 +107,9 @@ class Ladders:
         if not fresh():
             async with kept.lock:  # one update at a time: who waited takes its result
                 if not fresh():
+                    # abandoned when cancelled (a server stopping): the thread ends its fit, unseen
                     kept.snapshot = await trio.to_thread.run_sync(
-                        kept.model.update, ladder.folder, view, limiter=self.fits
+                        kept.model.update, ladder.folder, view, limiter=self.fits, abandon_on_cancel=True
                     )
                     kept.key = (kept.snapshot.seq, len(kept.snapshot.entries), _retired(kept.snapshot))
         assert kept.snapshot is not None
