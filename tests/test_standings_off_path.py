@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 import random
 import sys
 from datetime import datetime
@@ -15,10 +16,12 @@ from pathlib import Path
 import runs
 import trio
 
-from referee.play.records import GameRecord
+from referee.play.records import BotStats, BotSummary, FaultEntry, GameRecord, GameSummary, Termination
 from referee.ratings.elo import RunningCounts, compute_ratings
+from referee.ratings.forfeits import time_loss_warnings
 from referee.ratings.history import rating_history
 from referee.ratings.model import GameResult
+from referee.ratings.report import RunningStandings, standings
 from referee.render.standings_html import RatingPoint, standings_page
 from referee.tournament.config.loading import load_config
 from referee.tournament.runner import Tournament
@@ -26,6 +29,7 @@ from referee.tournament.store.folder import latest_records, load_standings
 from referee.tournament.store.pages import PAGE, report_page
 from referee.tournament.store.replays import MAX_REPLAYS, REPLAYS, ReplayWindow
 from referee.tournament.store.results import ResultsFile
+from referee.tournament.store.standings_process import Worker
 
 FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
 ROOT = Path(__file__).resolve().parent.parent
@@ -180,3 +184,93 @@ def test_running_counts_are_the_cold_fit_of_every_prefix() -> None:
                 warm = counts.ratings(bots, anchor=anchor, anchor_rating=7.0, bootstrap=intervals)
                 assert repr(warm) == repr(cold)
         assert repr(counts.ratings()) == repr(compute_ratings(games))
+
+
+def summaries(seed: int, count: int, names: list[str]) -> list[GameSummary]:
+    """Summaries of made-up games: opening pairs and lone games, draws, forfeits and losses
+    on time (late or not), void games, the referee's lateness; some slots
+    come again (a void one played again, a second result that is not rated)."""
+    rng = random.Random(seed)
+    out: list[GameSummary] = []
+    for k in range(count):
+        a, b = rng.sample(names, 2)
+        void = rng.random() < 0.08
+        kinds = [Termination.SCORE, Termination.TIME, Termination.ILLEGAL]
+        kind = Termination.VOID if void else rng.choice(kinds)
+        winner = None if void or rng.random() < 0.15 else rng.randrange(2)
+        fault = None
+        if kind is not Termination.SCORE and not void:
+            winner = rng.randrange(2)
+            fault = FaultEntry(1 - winner, kind, None, None, late=rng.choice([None, 0.02]), overshoot=None)
+
+        def stats() -> BotStats:
+            return BotStats(
+                requests=rng.randrange(0, 40),
+                overhead_us=rng.random() * 30,
+                late=rng.choice([0, 0, 2]),
+                late_max=round(rng.random() * 0.01, 6),
+            )
+
+        slot = f"s{k}" if k < 10 or rng.random() < 0.85 else f"s{rng.randrange(k)}"  # some come again
+        key = rng.choice([None, f"k{rng.randrange(count // 2 + 1)}"])
+        bots = (BotSummary(a, stats()), BotSummary(b, stats()))
+        out.append(GameSummary(f"g{k}", slot, (a, b), winner, kind, fault, key, bots, k))
+    return out
+
+
+def close(a: object, b: object) -> bool:
+    """Equal but for floats within a millionth (a warm-started fit's last digits)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (a != a and b != b) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
+    if dataclasses.is_dataclass(a) and not isinstance(a, type) and type(a) is type(b):
+        return all(close(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(close(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(close, a, b))
+    return a == b
+
+
+def test_running_standings_are_the_standings_of_every_prefix() -> None:
+    """RunningStandings, cold, is standings() of the records so far to the last bit, and
+    warm-started from the last table's ratings the same to within the fit's tolerance."""
+    names = ["p", "q", "r", "s"]
+    for seed in range(3):
+        records = [r for r in summaries(seed, 90, names) if r.slot == f"s{r.moves}"]  # one per slot
+        running = RunningStandings(names)
+        for k, r in enumerate(records):
+            running.add(r)
+            intervals = 100 if k % 6 == 5 else 0
+            cold = standings(records[: k + 1], names, anchor="q", anchor_rating=5.0, bootstrap=intervals)
+            again = running.standings(anchor="q", anchor_rating=5.0, bootstrap=intervals, warm=False)
+            assert repr(again) == repr(cold), (seed, k)
+            warm = running.standings(anchor="q", anchor_rating=5.0, bootstrap=intervals)
+            assert close(warm, cold), (seed, k)
+        assert running.time_losses.warnings(names) == time_loss_warnings(records, names)
+
+
+def test_the_standings_process_rates_the_latest_record_of_each_slot_as_the_run_does(tmp_path: Path) -> None:
+    """The standings process's tables and pages, each counted as records arrive, are the
+    run's standings of the same records (the latest record of each slot rated: a void game
+    played again replaces it, a second result is not rated), but for the warm start."""
+    names = ["p", "q", "r"]
+    records = summaries(7, 240, names)
+    settings = {
+        "folder": tmp_path, "name": "t", "names": names, "anchor": None, "anchor_rating": 0.0,
+        "bootstrap": 200, "warning": None,
+    }  # fmt: skip
+    worker = Worker(settings, records[:40])
+    for r in records[40:]:
+        worker.add(r)
+    for count in [*range(1, 241, 13), 240]:
+        expected = worker.publisher.standings(records[:count], None)
+        for prefix in (worker.tables, worker.pages):
+            assert close(worker.standings(count, None, prefix), expected), count
+    first: dict[str, GameSummary] = {}
+    again = []  # (the slot's first record, one that comes after it)
+    for r in records:
+        if r.slot in first:
+            again.append((first[r.slot], r))
+        first.setdefault(r.slot, r)
+    assert any(before.is_void for before, _ in again)
+    assert any(not before.is_void and not later.is_void for before, later in again)

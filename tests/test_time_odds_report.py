@@ -73,7 +73,7 @@ async def test_the_run_and_its_report_say_time_odds_and_each_bots_clock(tmp_path
         },
         ResultsFile(config.output / "results.jsonl").summaries().records,
     )
-    periodic, _ = worker.standings(6, None)
+    periodic = worker.standings(6, None)
     assert (
         any(w.startswith(NOTE) for w in periodic.warnings) and "the runner's words" not in periodic.warnings
     )

@@ -39,13 +39,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from referee.ratings.fit import ELO_PER_NAT
 from referee.ratings.groups import Group, GroupFit, Line, connected_groups
 from referee.ratings.model import GameResult, elo_from_score, expected_score, los
-from referee.ratings.pentanomial import Pentanomial, pentanomial
+from referee.ratings.pentanomial import Counts, Pentanomial, pentanomial
 from referee.ratings.units import CLASS_POINTS, OutcomeCounts, outcome_counts, totals
 
 __all__ = [
@@ -270,8 +270,12 @@ class RunningCounts:
         anchor_rating: float = 0.0,
         bootstrap: int = 1000,
         confidence: float = 0.95,
+        start: Mapping[str, float] | None = None,
     ) -> Ratings:
-        """``compute_ratings`` of the games so far with these arguments."""
+        """``compute_ratings`` of the games so far with these arguments. ``start`` (bot ->
+        rating, e.g. the last table's) warm-starts the fit of each group whose bots all have
+        a finite one: the same maximum to within the fit's tolerance (not to the last bit),
+        reached in fewer steps; without it, the cold fit exactly."""
         if bots is None:
             names = sorted(self.seen)
         else:
@@ -296,7 +300,18 @@ class RunningCounts:
             row = self._counts[(u, v)]
             # Classes as points of the lower-indexed bot: v's are u's turned round.
             counts.append(list(row) if iu < iv else [*reversed(row[:3]), *reversed(row[3:])])
-        return _rate(names, tally, counts, anchor, anchor_rating, bootstrap, confidence)
+        return _rate(names, tally, counts, anchor, anchor_rating, bootstrap, confidence, start)
+
+    def pair_table(self) -> dict[tuple[str, str], Counts]:
+        """:func:`~referee.ratings.pentanomial.pair_counts` of the games so far, from the
+        same counts: a key's two games between the same two bots are its complete pair."""
+        table: dict[tuple[str, str], Counts] = {}
+        for (u, v), row in self._counts.items():
+            c = row[3:]
+            if u > v:
+                u, v, c = v, u, c[::-1]
+            table[(u, v)] = (c[0], c[1], c[2], c[3], c[4])
+        return table
 
 
 def _check(bootstrap: int, confidence: float) -> None:
@@ -314,8 +329,10 @@ def _rate(
     anchor_rating: float,
     bootstrap: int,
     confidence: float,
+    start: Mapping[str, float] | None = None,
 ) -> Ratings:
-    """The leaderboard of the counted games (the steps of :func:`compute_ratings`)."""
+    """The leaderboard of the counted games (the steps of :func:`compute_ratings`), each
+    group's fit warm-started from ``start`` (see :meth:`RunningCounts.ratings`)."""
     _check(bootstrap, confidence)
     index = {name: k for k, name in enumerate(names)}
     if anchor is not None and anchor not in index:
@@ -330,6 +347,11 @@ def _rate(
             (local[tally.pairings[k][0]], local[tally.pairings[k][1]], points[k], played[k])
             for k in component.pairings
         ]
+        guess = None
+        if start is not None:
+            guess = [start.get(names[m], math.nan) / ELO_PER_NAT for m in component.members]
+            if not all(math.isfinite(x) for x in guess):
+                guess = None
         fits.append(
             GroupFit(
                 len(component.members),
@@ -338,6 +360,7 @@ def _rate(
                 local.get(anchor_index) if anchor_index is not None else None,
                 intervals=bootstrap > 0,
                 confidence=confidence,
+                start=guess,
             )
         )
     board = _Board(names, tally, components, fits, anchor_rating)

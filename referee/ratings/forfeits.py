@@ -45,35 +45,50 @@ def time_loss_warnings(games: Iterable[_Game], names: Sequence[str] | None = Non
     :data:`TIME_LOSS_SHARE` of its rated games on time (and at least
     :data:`MIN_TIME_LOSSES`): how many, its largest overshoot (see the module docstring),
     and the advice (a larger ``margin``, fewer games at once)."""
-    played: Counter[str] = Counter()
-    lost: Counter[str] = Counter()
-    answered: dict[str, float] = {}  # the latest late answer heard (restart: never)
-    silent: dict[str, float] = {}  # the longest silence past a deadline the referee saw
+    losses = TimeLosses()
     for game in games:
+        losses.add(game)
+    return losses.warnings(names)
+
+
+class TimeLosses:
+    """What :func:`time_loss_warnings` counts, kept as games arrive, so that a run's
+    periodic standings warn without a pass over its games."""
+
+    def __init__(self) -> None:
+        self.played: Counter[str] = Counter()
+        self.lost: Counter[str] = Counter()
+        self.answered: dict[str, float] = {}  # the latest late answer heard (restart: never)
+        self.silent: dict[str, float] = {}  # the longest silence past a deadline the referee saw
+
+    def add(self, game: _Game) -> None:
         if game.is_void:
-            continue
-        played.update(game.labels)
+            return
+        self.played.update(game.labels)
         fault = game.fault
         if fault is not None and fault.kind is Termination.TIME:
             label = game.labels[fault.seat]
-            lost[label] += 1
+            self.lost[label] += 1
             if fault.overshoot is not None:
-                answered[label] = max(answered.get(label, 0.0), fault.overshoot)
+                self.answered[label] = max(self.answered.get(label, 0.0), fault.overshoot)
             elif fault.late is not None:
-                silent[label] = max(silent.get(label, 0.0), fault.late)
-    order = list(names) if names is not None else sorted(played)
-    out = []
-    for name in order:
-        n, games_played = lost[name], played[name]
-        if n < MIN_TIME_LOSSES or n <= TIME_LOSS_SHARE * games_played:
-            continue
-        out.append(
-            f"{name} lost {n} of its {games_played} games on time ({100 * n / games_played:.0f}%; "
-            f"{_overshoot(answered.get(name), silent.get(name))}): its rating says as much about this "
-            "machine's load as about the bot. A larger time_control margin, or fewer games at once "
-            "(concurrency), gives its clock a core of its own"
-        )
-    return out
+                self.silent[label] = max(self.silent.get(label, 0.0), fault.late)
+
+    def warnings(self, names: Sequence[str] | None = None) -> list[str]:
+        """:func:`time_loss_warnings` of the games added so far."""
+        order = list(names) if names is not None else sorted(self.played)
+        out = []
+        for name in order:
+            n, games_played = self.lost[name], self.played[name]
+            if n < MIN_TIME_LOSSES or n <= TIME_LOSS_SHARE * games_played:
+                continue
+            out.append(
+                f"{name} lost {n} of its {games_played} games on time ({100 * n / games_played:.0f}%; "
+                f"{_overshoot(self.answered.get(name), self.silent.get(name))}): its rating says as much "
+                "about this machine's load as about the bot. A larger time_control margin, or fewer games "
+                "at once (concurrency), gives its clock a core of its own"
+            )
+        return out
 
 
 def _overshoot(answered: float | None, silent: float | None) -> str:

@@ -146,7 +146,9 @@ class GroupFit:
 
     ``pairs`` are the group's pairings in local indices ``(i, j, points of i, games)`` with
     ``rows`` their outcome counts (:mod:`referee.ratings.units`); ``anchor`` is a local
-    index or ``None``. With ``intervals`` false only the estimates are computed.
+    index or ``None``. With ``intervals`` false only the estimates are computed. ``start``
+    (a strength per bot, e.g. the last fit's) warm-starts the estimates' fit: the same
+    maximum to within its tolerance, in fewer Newton steps.
     """
 
     def __init__(
@@ -158,8 +160,10 @@ class GroupFit:
         *,
         intervals: bool,
         confidence: float,
+        start: Sequence[float] | None = None,
     ) -> None:
         self.size = size
+        self.start = start  # strengths to start the estimates' fit from (a warm start)
         self.pairs = pairs
         self.anchor = anchor
         self.finite = strongly_connected(size, pairs)
@@ -211,7 +215,8 @@ class GroupFit:
                 for i, j, s, n in self.pairs
                 if self.labels[i] == label and self.labels[j] == label
             ]
-            for m, value in zip(members, fit_strengths(len(members), inner), strict=True):
+            start = None if self.start is None else [self.start[m] for m in members]
+            for m, value in zip(members, fit_strengths(len(members), inner, start), strict=True):
                 theta[m] = value
         return theta
 

@@ -24,7 +24,15 @@ from dataclasses import dataclass
 
 from referee.ratings.model import GameResult, elo_from_score
 
-__all__ = ["Pentanomial", "pair_counts", "pentanomial", "pentanomial_of", "pentanomial_table"]
+__all__ = [
+    "Counts",
+    "Pentanomial",
+    "pair_counts",
+    "pentanomial",
+    "pentanomial_of",
+    "pentanomial_rows",
+    "pentanomial_table",
+]
 
 # Per-game score of the first bot for a pair worth 0, 0.5, 1, 1.5 and 2 points.
 _PAIR_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -190,7 +198,14 @@ def pentanomial_table(
 ) -> list[Pentanomial]:
     """:func:`pentanomial` of every two bots of ``order`` that played a complete pair, the
     first bot being the earlier in ``order``; one pass over ``games``."""
-    table = pair_counts(games)
+    return pentanomial_rows(pair_counts(games), order, confidence=confidence)
+
+
+def pentanomial_rows(
+    table: dict[tuple[str, str], Counts], order: Sequence[str], *, confidence: float = 0.95
+) -> list[Pentanomial]:
+    """:func:`pentanomial_table` from the pair counts of :func:`pair_counts` (or the same
+    counts kept as games arrive, :meth:`referee.ratings.elo.RunningCounts.pair_table`)."""
     out = []
     for i, a in enumerate(order):
         for b in order[i + 1 :]:

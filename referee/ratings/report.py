@@ -14,13 +14,15 @@ winning seat, the termination, and the seat at fault for a forfeit. A tournament
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from referee.play.lateness import Lateness
 from referee.play.records import FORFEITS, GameRecord, GameSummary, Termination
-from referee.ratings.elo import GameResult, Gap, Pentanomial, Ratings, compute_ratings
-from referee.ratings.pentanomial import pentanomial_table
+from referee.ratings.elo import GameResult, Gap, Pentanomial, Ratings, RunningCounts, compute_ratings
+from referee.ratings.forfeits import TimeLosses
+from referee.ratings.pentanomial import pentanomial_rows, pentanomial_table
 from referee.ratings.sprt import SprtStatus
 
 
@@ -166,6 +168,25 @@ def standings(
         bootstrap=bootstrap,
         seed=seed,
     )
+    order = [r.name for r in ratings.ratings]
+    pairs = pentanomial_table(results, order) if any(g.pair is not None for g in results) else []
+    overhead = {name: (overhead_sum[name] / overhead_n[name], overhead_n[name]) for name in overhead_n}
+    return Standings(
+        _lines(ratings, failures),
+        cross,
+        pairs,
+        len(records),
+        void,
+        list(ratings.warnings),
+        overhead,
+        ratings.anchor,
+        sprt=sprt,
+        lateness=Lateness.of(records),
+    )
+
+
+def _lines(ratings: Ratings, failures: dict[str, dict[Termination, int]]) -> list[BotLine]:
+    """The leaderboard's rows, in the ratings' order, ranked within each group."""
     lines = []
     order = [r.name for r in ratings.ratings]
     rank = 0
@@ -192,20 +213,113 @@ def standings(
                 gap_next=None if key is None else ratings.gaps.get(key),
             )
         )
-    pairs = pentanomial_table(results, order) if any(g.pair is not None for g in results) else []
-    overhead = {name: (overhead_sum[name] / overhead_n[name], overhead_n[name]) for name in overhead_n}
-    return Standings(
-        lines,
-        cross,
-        pairs,
-        len(records),
-        void,
-        list(ratings.warnings),
-        overhead,
-        ratings.anchor,
-        sprt=sprt,
-        lateness=Lateness.of(records),
-    )
+    return lines
+
+
+class RunningStandings:
+    """The standings of records given one at a time, so that a run's periodic standings
+    cost the same at its 100,000th game as at its 100th: what :func:`standings` adds up
+    over every record is kept as they arrive (the rating counts in
+    :class:`~referee.ratings.elo.RunningCounts`), and each table is a fit of those counts.
+
+    :meth:`standings` is ``standings(records so far, bots, ...)`` with each record's
+    numbers summed in the same order, except that the fit is warm-started from the last
+    table's ratings (``warm``): equal to within the fit's tolerance, not to the last bit.
+    The final standings of a run are :func:`standings` itself. Records are not taken back:
+    a caller whose latest record of a slot replaces an earlier one starts a new one.
+    The time-loss warnings of the same games are :attr:`time_losses`.
+    """
+
+    def __init__(self, bots: Sequence[str]) -> None:
+        self.names = list(bots)
+        self.records = 0
+        self.void = 0
+        self.failures = {n: dict.fromkeys(FORFEITS, 0) for n in self.names}
+        self.cross: dict[str, dict[str, tuple[float, int]]] = {n: {} for n in self.names}
+        self.overhead_sum: dict[str, float] = {}
+        self.overhead_n: dict[str, int] = {}
+        self.counts = RunningCounts()
+        self.paired = False  # a rated game has an opening pair key
+        self.time_losses = TimeLosses()
+        # Lateness.of's sums, in its order
+        self.answers = self.late = self.time_losses_seen = self.time_losses_late = 0
+        self.worst = 0.0
+        self.last: dict[str, float] = {}  # the last table's finite ratings: the next fit's start
+
+    def add(self, r: GameRecord | GameSummary) -> None:
+        """Count one more record (in the order :func:`standings` would be given them)."""
+        for label in r.labels:
+            if label not in self.cross:
+                raise ValueError(f"a game names bot {label!r}, which is not among the rated bots")
+        self.records += 1
+        for entry in r.bots:
+            stats = entry.stats
+            n = stats.requests
+            if n:
+                label = entry.label
+                self.overhead_sum[label] = self.overhead_sum.get(label, 0.0) + stats.overhead_us * n
+                self.overhead_n[label] = self.overhead_n.get(label, 0) + n
+            self.answers += n
+            if stats.late:
+                self.late += stats.late
+                self.worst = max(self.worst, stats.late_max)
+        fault = r.fault
+        if fault is not None and fault.kind is Termination.TIME and not r.is_void:
+            self.answers += 1
+            self.time_losses_seen += 1
+            if fault.late is not None:
+                self.time_losses_late += 1
+        self.time_losses.add(r)
+        g = game_result(r)
+        if g is None:
+            self.void += 1
+            return
+        self.counts.add(g)
+        self.paired = self.paired or g.pair is not None
+        for me, other, pts in ((g.a, g.b, g.score_a), (g.b, g.a, g.score_b)):
+            p, n = self.cross[me].get(other, (0.0, 0))
+            self.cross[me][other] = (p + pts, n + 1)
+        if fault is not None and fault.kind.is_forfeit:
+            self.failures[r.bots[fault.seat].label][fault.kind] += 1
+
+    def standings(
+        self,
+        *,
+        anchor: str | None = None,
+        anchor_rating: float = 0.0,
+        bootstrap: int = 1000,
+        sprt: SprtStanding | None = None,
+        warm: bool = True,
+    ) -> Standings:
+        """The standings of the records added so far (see the class docstring)."""
+        ratings = self.counts.ratings(
+            self.names,
+            anchor=anchor if anchor in self.names else None,
+            anchor_rating=anchor_rating,
+            bootstrap=bootstrap,
+            start=self.last if warm and self.last else None,
+        )
+        self.last = {r.name: r.elo for r in ratings.ratings if r.elo is not None and math.isfinite(r.elo)}
+        order = [r.name for r in ratings.ratings]
+        pairs = pentanomial_rows(self.counts.pair_table(), order) if self.paired else []
+        overhead = {
+            name: (self.overhead_sum[name] / self.overhead_n[name], self.overhead_n[name])
+            for name in self.overhead_n
+        }
+        return Standings(
+            _lines(ratings, {n: dict(f) for n, f in self.failures.items()}),
+            {n: dict(row) for n, row in self.cross.items()},
+            pairs,
+            self.records,
+            self.void,
+            list(ratings.warnings),
+            overhead,
+            ratings.anchor,
+            sprt=sprt,
+            lateness=Lateness(
+                self.answers, self.late, self.worst, self.time_losses_seen, self.time_losses_late
+            ),
+        )
 
 
 def groups(st: Standings) -> list[list[str]]:

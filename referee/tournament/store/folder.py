@@ -27,7 +27,7 @@ from referee.render.standings_text import render
 from referee.tournament.config.odds import TimeOdds
 from referee.tournament.config.values import TournamentConfig
 from referee.tournament.plans.kinds import spec_from_fingerprint
-from referee.tournament.plans.plan import Field
+from referee.tournament.plans.plan import Field, Quiet
 from referee.tournament.store.duplicates import repeat_warning
 from referee.tournament.store.files import (
     LOGS,
@@ -289,6 +289,18 @@ def _misfits(manifest: Manifest, records: list[GameSummary], path: Path) -> list
     except (KeyError, TypeError, ValueError) as exc:
         raise ResultsError(f"{path}: not a tournament manifest (its schedule: {exc})") from None
     return plan.misfits(records)
+
+
+def has_sections(schedule: object, bots: list[str]) -> bool:
+    """Whether the plan of ``schedule`` adds sections of its own to the standings (a
+    gauntlet, a Swiss, a knockout): a round robin's and an SPRT's add none, and a run's
+    periodic standings need not rebuild its plan from every record for each table. A kind
+    with sections has them before its first game (an empty table, a bracket to play)."""
+    try:
+        plan = spec_from_fingerprint(schedule).make_plan(Field(tuple(bots), OpeningKind.PIE), [])
+        return type(plan).sections is not Quiet.sections and bool(plan.sections([]))
+    except (KeyError, TypeError, ValueError):
+        return False  # plan_sections gives none either
 
 
 def plan_sections(schedule: object, bots: list[str], records: list[GameSummary]) -> list[Section]:

@@ -26,10 +26,11 @@ from typing import IO, Any
 
 from referee.errors import VastuzError
 from referee.play.records import GameSummary
+from referee.ratings.report import RunningStandings, SprtStanding, Standings
 from referee.render.standings_text import render, summary_line
 from referee.tournament.config.odds import TimeOdds
 from referee.tournament.plans.plan import TestView
-from referee.tournament.store.folder import latest_records, plan_sections
+from referee.tournament.store.folder import has_sections, latest_records, plan_sections
 from referee.tournament.store.manifest import Manifest
 from referee.tournament.store.publish import Publisher
 
@@ -53,6 +54,41 @@ def read_frame(stream: IO[bytes]) -> Any:
     return pickle.loads(data)  # our own parent's frames, over our own pipe
 
 
+class Prefix:
+    """The standings of a run's first records as it grows, kept as they arrive
+    (:class:`~referee.ratings.report.RunningStandings`): asked for the first ``count``
+    records, it counts only those it has not yet, so a table costs the same however long
+    the run. The latest record of each slot is rated, as
+    :func:`~referee.tournament.store.folder.latest_records` keeps it; a record that
+    replaces one already counted (a void game played again) starts the counts afresh from
+    the latest records, once."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
+        self.count = 0  # records counted, of worker.records
+        self.running = RunningStandings(worker.publisher.names)
+
+    def advance(self, count: int) -> RunningStandings:
+        """The counts of the first ``count`` records (``count`` never less than the last)."""
+        records, slots = self.worker.records, self.worker.slots
+        replaced = False
+        for k in range(self.count, count):
+            r = records[k]
+            earlier = slots[r.slot]
+            if earlier[0] == k:  # the slot's first record
+                if not replaced:
+                    self.running.add(r)
+            elif all(records[j].is_void for j in earlier if j < k):
+                replaced = True  # it replaces a void one (latest_records)
+            # else a record after one with a result: not rated (latest_records drops it)
+        if replaced:
+            self.running = RunningStandings(self.worker.publisher.names)
+            for r in latest_records(records[:count]):
+                self.running.add(r)
+        self.count = max(self.count, count)
+        return self.running
+
+
 class Worker:
     """The standings of one run's folder, from the records its runner sends."""
 
@@ -68,37 +104,62 @@ class Worker:
         self.warning: str | None = settings["warning"]
         manifest = Manifest.load(settings["folder"])
         self.schedule = None if manifest is None else manifest.schedule
+        self.sectioned = self.schedule is not None and has_sections(self.schedule, list(self.publisher.names))
         # Time odds as the run's own standings and vastuz report give them (the note and
         # each bot's clock), from the manifest; the runner's warning only without one.
         self.odds = None if manifest is None else TimeOdds.of_fingerprint(manifest.fingerprint)
-        self.records = records
+        self.records: list[GameSummary] = []
+        self.slots: dict[str, list[int]] = {}  # slot -> the indices of its records
+        for r in records:
+            self.add(r)
+        # Tables and pages are each asked for in order, but a table can be of fewer games
+        # than the page before it (it waited for its turn): each has its own counts.
+        self.tables = Prefix(self)
+        self.pages = Prefix(self)
 
-    def standings(self, count: int, test: TestView | None):  # type: ignore[no-untyped-def]
-        records = self.records[:count]
-        st = self.publisher.standings(records, test)
-        if self.schedule is not None:  # a Swiss's tie-breaks, a bracket, as vastuz report has them
+    def add(self, record: GameSummary) -> None:
+        self.slots.setdefault(record.slot, []).append(len(self.records))
+        self.records.append(record)
+
+    def standings(self, count: int, test: TestView | None, prefix: Prefix | None = None) -> Standings:
+        """The standings of the first ``count`` records, as the run's end gives them but
+        for the warm-started fit (:class:`~referee.ratings.report.RunningStandings`), from
+        the tables' counts or ``prefix``'s."""
+        running = (prefix or self.tables).advance(count)
+        publisher = self.publisher
+        st = running.standings(
+            anchor=publisher.anchor,
+            anchor_rating=publisher.anchor_rating,
+            bootstrap=publisher.bootstrap,
+            sprt=None if test is None else SprtStanding(test.status, test.candidate, test.words),
+        )
+        st.warnings.extend(running.time_losses.warnings(publisher.names))
+        if self.sectioned:  # a Swiss's tie-breaks, a bracket, as vastuz report has them
+            assert self.schedule is not None
             st.sections.extend(
-                plan_sections(self.schedule, list(self.publisher.names), latest_records(records))
+                plan_sections(self.schedule, list(publisher.names), latest_records(self.records[:count]))
             )
         if self.odds is not None:
             self.odds.apply(st)
         elif self.warning is not None:
             st.warnings.append(self.warning)
-        return st, records
+        return st
 
     def table(self, done: int, count: int, one_line: bool, tables: bool, test: TestView | None) -> str | None:
-        st, _ = self.standings(count, test)
+        if not (tables or one_line):
+            return None
+        st = self.standings(count, test)
         if tables:
             return "\n" + render(st, "text", title=f"standings after {done} games").rstrip() + "\n"
-        return f"    standings after {done} games: {summary_line(st)}" if one_line else None
+        return f"    standings after {done} games: {summary_line(st)}"
 
     def files(
         self, done: int, total: int, count: int, test: TestView | None
     ) -> tuple[float, float, int, float]:
         started = time.time()
-        st, records = self.standings(count, test)
+        st = self.standings(count, test, self.pages)
         self.publisher.write(st, f"{self.publisher.name}: standings after {done} of {total} games")
-        made = self.publisher.page(st, records, test, (done, total), True)
+        made = self.publisher.page(st, self.records[:count], test, (done, total), True)
         return started, time.time(), count, made
 
 
@@ -116,7 +177,7 @@ def main() -> None:
         while (message := read_frame(inp)) is not None:
             kind = message[0]
             if kind == "game":
-                worker.records.append(message[1])
+                worker.add(message[1])
                 continue
             try:
                 if kind == "table":
