@@ -28,6 +28,7 @@ from referee.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
 )
+from referee.cli.connect import add_connect_parser
 from referee.cli.export import add_export_parser
 from referee.cli.ladder import add_ladder_parser
 from referee.cli.match import add_match_parser
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_sprt_parser(subparsers)
     add_book_parser(subparsers)
     add_ladder_parser(subparsers)
+    add_connect_parser(subparsers)
     add_serve_parser(subparsers)
     return parser
 
@@ -76,7 +78,16 @@ def _broken_pipe(exc: BaseException) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    bot: list[str] | None = None
+    if words[:1] == ["connect"] and "--" in words:
+        # vastuz connect ... -- CMD ARGS: the bot's words are its own, options and all
+        # (argparse would read a --seed of the bot's as an option of ours).
+        cut = words.index("--")
+        words, bot = words[:cut], words[cut + 1 :]
+    args = build_parser().parse_args(words)
+    if bot is not None:
+        args.command = bot
     try:
         return int(trio.run(args.handler, args))
     except KeyboardInterrupt:

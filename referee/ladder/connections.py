@@ -51,6 +51,7 @@ from referee.ladder.wire import (
 from referee.play.faults import BotFault
 from referee.play.player import Player
 from referee.text import printable
+from referee.tournament.executors.pool import PlayerSource
 
 REMOTE_FILE = "remote.json"
 """In the ladder's output folder: ``{"url": ...}`` of its server while it runs."""
@@ -80,7 +81,7 @@ class RemoteHub:
         self.max_line = max_line
         self.players: dict[str, RemotePlayer] = {}
         """Connected bots by label."""
-        self.sources: dict[str, RemoteHub] = {}
+        self.sources: dict[str, PlayerSource] = {}
         """The pool's sources (every label that ever connected in this run: this hub)."""
         self.reserved: dict[str, RemotePlayer] = {}
         self.url: str | None = None

@@ -14,6 +14,14 @@ that does not start sits this run out), then round after round:
   before it counts, is printed or changes a rating;
 * the next round starts only when the last has ended (every game recorded).
 
+Remote bots (``remote:``, :mod:`.connections`): the ladder listens for ``vastuz connect``;
+a round pairs the remote bots connected at its start beside the local ones, and a remote
+bot plays one game at a time: a game starts only when its remote bots are connected and
+free, and a game whose remote bot is not connected when its turn comes is cancelled. A
+restarted ladder waits up to ``remote.rejoin_wait`` for the remote bots of its unfinished
+round to reconnect. A lost connection during a game is that bot's crash; between games
+the bot is idle until it reconnects.
+
 A stop file (``--stop-file``), SIGTERM or SIGINT: no new game starts, the games in flight
 finish and are recorded, the run exits. A second signal abandons the games in flight (not
 recorded: the next run plays them), a third kills the bots at once. A SIGKILL loses at
@@ -36,6 +44,7 @@ import trio
 
 from referee.errors import RunStopped, VastuzError, single_error
 from referee.ladder.config import LadderConfig
+from referee.ladder.connections import RemoteHub
 from referee.ladder.entries import apply, decide
 from referee.ladder.identity import Identity, fingerprint
 from referee.ladder.pairing import pair_round, round_games
@@ -47,7 +56,7 @@ from referee.play.process import BotProcess
 from referee.tournament.config.values import TournamentConfig
 from referee.tournament.executors.batch import GameSettings, Played
 from referee.tournament.executors.choose import executor_for
-from referee.tournament.executors.local import Executor
+from referee.tournament.executors.local import Executor, LocalExecutor
 from referee.tournament.executors.pool import StartFailures
 from referee.tournament.progress import game_line
 from referee.tournament.slots import ScheduledGame
@@ -56,6 +65,8 @@ from referee.tournament.store.results import FolderLock
 
 STOP_FILE_POLL = 0.2
 """Seconds between two looks for the stop file."""
+WAIT_POLL = 0.5
+"""Seconds between two looks at a stop while waiting for remote bots."""
 
 
 @dataclass
@@ -91,6 +102,10 @@ class Ladder:
         self.in_flight = 0
         self.start_failures = StartFailures()
         self._executor: Executor | None = None
+        self.hub: RemoteHub | None = None
+        self.local: set[str] = set()
+        self._waiting_said = False
+        """The labels of the local bots playing this run."""
 
     # -- output -----------------------------------------------------------------------------
     def say(self, text: str, *, always: bool = False) -> None:
@@ -125,9 +140,13 @@ class Ladder:
                 self.say(f"note: {shown(store.path)}: schema migrated from version {store.migrated_from}")
             store.check_settings(config.name, config.settings())
             entries = await self._entries(store)
-            if len(entries) < 2:
+            remote = [e for e in store.entries() if e.remote and e.retired is None]
+            if config.remote is None:
+                remote = []
+            if len(entries) + len(remote) < 2:
                 raise RunStopped("fewer than two bots can play: nothing to do")
             self.entries = entries
+            self.local = {e.label for e in entries.values()}
             games = dataclasses.replace(
                 config.games,
                 bots=tuple(dataclasses.replace(b, name=entries[b.name].label) for b in config.games.bots
@@ -139,7 +158,13 @@ class Ladder:
             executor = self._executor = executor_for(
                 games, self.settings, config.logs, say=self.say, stop=self._stop_run
             )
-            self.say(self._header(games, executor))
+            self.say(self._header(games, executor, len(remote)))
+            if config.remote is not None:
+                options = self.settings.options()
+                self.hub = RemoteHub(
+                    config, store, say=self.say, startup_timeout=options.startup_timeout,
+                    max_line=options.max_line,
+                )  # fmt: skip
             try:
                 await self._rounds(executor)
             except BaseExceptionGroup as group:
@@ -160,7 +185,7 @@ class Ladder:
             self.signals_seen > 0,
         )
 
-    def _header(self, games: TournamentConfig, executor: Executor) -> str:
+    def _header(self, games: TournamentConfig, executor: Executor, remote: int) -> str:
         tc = games.time_control
         clock = (
             f"{tc.per_move:g} s per move"
@@ -168,8 +193,9 @@ class Ladder:
             else f"{tc.main:g} s + {tc.increment:g} s"
         )
         c = self.config
+        bots = f"{len(self.entries)} bots" + (f" and {remote} remote" if c.remote is not None else "")
         return (
-            f"ladder {c.name}: {len(self.entries)} bots, board {games.board_size}, "
+            f"ladder {c.name}: {bots}, board {games.board_size}, "
             f"opening {games.opening.kind.value}, "
             f"{clock}, {c.games_per_pairing} games per pairing a round, {executor.describe()}; "
             f"store {shown(c.store)}"
@@ -203,13 +229,24 @@ class Ladder:
             guard.start_soon(self._watch_signals, games_scope)
             if self.stop_file is not None:
                 guard.start_soon(self._watch_stop_file, self.stop_file)
+            hub = self.hub
+            if hub is not None:
+                await guard.start(hub.run)
             try:
                 with games_scope:
                     async with executor.running():
+                        if hub is not None:
+                            assert isinstance(executor, LocalExecutor) and executor.pool is not None
+                            executor.pool.sources = hub.sources
+                            await self._rejoin(hub)
                         while self.stopping is None and (
                             self.rounds is None or self.rounds_played < self.rounds
                         ):
-                            number, games, words = await trio.to_thread.run_sync(self._next_round)
+                            playing = self.local | (set() if hub is None else hub.connected())
+                            if len(playing) < 2 and hub is not None:
+                                await self._wait_for_bots(hub, playing)
+                                continue
+                            number, games, words = await trio.to_thread.run_sync(self._next_round, playing)
                             for line in words:
                                 self.say(line)
                             await self._play(executor, games)
@@ -218,12 +255,38 @@ class Ladder:
             finally:
                 guard.cancel_scope.cancel()
 
-    def _next_round(self) -> tuple[int, list[ScheduledGame], list[str]]:
-        """The unfinished round's games, else a new round's (stored before it is played),
-        and what to say about it. Blocking: run in a worker thread."""
+    async def _rejoin(self, hub: RemoteHub) -> None:
+        """A restart: wait (``remote.rejoin_wait`` at most) for the remote bots that have
+        games in the unfinished round to connect again, so that those games are played."""
+        assert self.config.remote is not None
+        last = await trio.to_thread.run_sync(self.store.last_round)
+        if last is None or last[1]:
+            return
+        pending = await trio.to_thread.run_sync(self.store.pending, last[0], self.games.opening.kind)
+        wanted = {label for g in pending for label in g.bots if label not in self.local}
+        wanted &= {e.label for e in self.store.entries() if e.remote and e.retired is None}
+        if not wanted:
+            return
+        self.say(
+            f"waiting up to {self.config.remote.rejoin_wait:g} s for {', '.join(sorted(wanted))} to reconnect"
+        )
+        with trio.move_on_after(self.config.remote.rejoin_wait):
+            while self.stopping is None and not wanted <= hub.connected():
+                await hub.wait_change()
+
+    async def _wait_for_bots(self, hub: RemoteHub, playing: set[str]) -> None:
+        if not self._waiting_said:
+            self._waiting_said = True
+            self.say(f"{len(playing)} bot(s) connected: waiting for remote bots to connect ({hub.url})")
+        with trio.move_on_after(WAIT_POLL):
+            await hub.wait_change()
+
+    def _next_round(self, playing: set[str]) -> tuple[int, list[ScheduledGame], list[str]]:
+        """The unfinished round's games, else a new round's (stored before it is played)
+        between the ``playing`` labels, and what to say about it. Blocking: run in a worker
+        thread."""
         store = self.store
         mode = self.games.opening.kind
-        playing = {e.label for e in self.entries.values()}
         last = store.last_round()
         words = []
         if last is not None and not last[1]:
@@ -271,6 +334,9 @@ class Ladder:
         return number, games, words
 
     async def _play(self, executor: Executor, games: Sequence[ScheduledGame]) -> None:
+        if self.hub is not None:
+            await self._play_with_remote(executor, self.hub, list(games))
+            return
         queue = list(games)
         queue.reverse()
 
@@ -285,6 +351,46 @@ class Ladder:
 
         async with trio.open_nursery() as nursery:
             for _ in range(min(executor.slots, math.ceil(len(games) / executor.batch_size))):
+                nursery.start_soon(worker)
+
+    async def _play_with_remote(self, executor: Executor, hub: RemoteHub, queue: list[ScheduledGame]) -> None:
+        """The round's games, each started once its remote bots are free (a remote bot plays
+        one game at a time); one whose remote bot is not connected is cancelled."""
+
+        async def next_game() -> ScheduledGame | None:
+            while self.stopping is None and queue:
+                gone = [g for g in queue if any(b not in self.local and b not in hub.players for b in g.bots)]
+                if gone:
+                    for g in gone:
+                        queue.remove(g)
+                    await trio.to_thread.run_sync(self.store.cancel, [g.slot for g in gone])
+                    self.say(
+                        f"round {gone[0].round}: {len(gone)} game(s) cancelled: a remote bot of theirs is "
+                        "not connected"
+                    )
+                    continue
+                for k, game in enumerate(queue):
+                    remote = [b for b in game.bots if b not in self.local]
+                    if all(hub.free(b) for b in remote):
+                        for b in remote:
+                            hub.reserve(b)
+                        return queue.pop(k)
+                with trio.move_on_after(WAIT_POLL):
+                    await hub.wait_change()
+            return None
+
+        async def worker() -> None:
+            while (game := await next_game()) is not None:
+                self.in_flight += 1
+                try:
+                    await executor.play([game], self._record)
+                finally:
+                    self.in_flight -= 1
+                    for b in game.bots:
+                        hub.unreserve(b)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(min(executor.slots, len(queue))):
                 nursery.start_soon(worker)
 
     async def _record(self, played: Played, worker: str | None) -> None:

@@ -3,8 +3,9 @@
 Status: a header (entries, games, rounds, a round under way) and a line per entry, best
 first: its rating (``?`` after it while provisional, ``> X`` a bound), the 95% interval,
 games, W-D-L, its protocol name and version, its last game, and its state: ``anchor``,
-``active`` (a bot of the config), ``retired`` (replaced by a new entry, or no longer in the
-config: its games stay in every rating). Export: the records as JSON lines, as a
+``active`` (a bot of the config), ``connected`` or ``not connected`` (a remote bot, with
+when it was last seen), ``retired`` (replaced by a new entry, or no longer in the config:
+its games stay in every rating). Export: the records as JSON lines, as a
 tournament's results file, with a manifest beside it, so ``vastuz report`` and ``vastuz
 export`` read the folder like a tournament's.
 """
@@ -63,6 +64,9 @@ def status_text(config: LadderConfig, store: LadderStore) -> str:
     by_label = {e.label: e for e in entries}
     active = current_entries([e for e in entries if e.name in {b.name for b in config.bots}])
     active_labels = {e.label for e in active.values()}
+    remote = {e.label for e in current_entries([e for e in entries if e.remote]).values()}
+    active_labels |= remote
+    presence = store.presence()
     last = store.last_played()
     counts = store.counts()
     games = counts.get("done", 0)
@@ -82,6 +86,11 @@ def status_text(config: LadderConfig, store: LadderStore) -> str:
         entry = by_label.get(line.label)
         version = "" if entry is None else " ".join(p for p in (entry.protocol_name, entry.version) if p)
         state = "anchor" if line.anchor else ("active" if line.label in active_labels else "retired")
+        if line.label in remote:
+            connected, _, seen = presence.get(line.label, (False, None, None))
+            state = "connected" if connected else "not connected"
+            if not connected and seen is not None:
+                state += f" (last seen {seen[:19].replace('T', ' ')})"
         rows.append(
             [
                 str(k),

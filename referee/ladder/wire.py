@@ -127,7 +127,7 @@ class Responses:
         self._scanned = 0  # bytes of the buffer known to hold no response's end
         self._line_start = 0
 
-    def feed(self, data: bytes) -> list[bytes]:
+    def feed(self, data: bytes | bytearray) -> list[bytes]:
         buffer = self._buffer
         buffer += data
         out: list[bytes] = []

@@ -1,0 +1,290 @@
+"""``vastuz connect URL --name NAME --token TOKEN [--program PATH] [--once] -- CMD ARGS``:
+run a bot on this machine and relay it to a ladder over a websocket.
+
+The bot is a subprocess (stdin and stdout piped, stderr left on this terminal). The client
+says hello (name, token, the fingerprint of its program by the ladder's identity rules),
+then relays: each server message's command lines to the bot's stdin, the bot's stdout to
+the server one complete response per message (:class:`~referee.ladder.wire.Responses`).
+A refusal (4401 wrong token, 4403 changed identity, 4409 already connected) ends it (exit
+2); any other end of the connection is a lost connection: the bot is stopped and the
+client connects again after a capped exponential backoff (1 s, 2 s, ... 30 s) with a fresh
+bot (the one it had may be mid-answer: out of step). ``--once`` exits 1 at the first
+lost connection instead. SIGTERM or Ctrl-C close the connection and reap the bot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import trio
+from trio_websocket import ConnectionClosed, HandshakeError, WebSocketConnection, open_websocket_url
+
+from referee.cli.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, _program_problem
+from referee.ladder.identity import program_files
+from referee.ladder.wire import FINAL, TOO_BIG, Hello, Responses, control
+from referee.tournament.config.values import BotSpec
+
+TOKEN_VARIABLE = "VASTUZ_TOKEN"
+BACKOFF = (1.0, 30.0)
+"""The first and the longest wait before connecting again (doubling in between)."""
+DEFAULT_MAX_MESSAGE = 65536
+READ_SIZE = 65536
+KILL_GRACE = 1.0
+
+
+def add_connect_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "connect",
+        usage="vastuz connect URL --name NAME [--token TOKEN] [--program PATH] [--once] -- CMD [ARGS ...]",
+        help="play a bot on a ladder from this machine (a remote bot, over a websocket)",
+        description=(
+            "Run the bot CMD ARGS here and relay it to the ladder at URL (ws://HOST:PORT/, printed by the "
+            "ladder and in its output folder's remote.json). NAME and TOKEN come from "
+            "`vastuz ladder add-bot`; "
+            f"the token may be given in the environment variable {TOKEN_VARIABLE} instead of --token, where "
+            "other users cannot see it (a command line shows in ps). A lost connection is retried with a "
+            "fresh bot; a refused one (wrong token, changed program, already connected) exits 2. ws:// "
+            "sends the token in clear: across a network, use a TLS proxy (wss://)."
+        ),
+    )
+    p.add_argument("url", metavar="URL", help="the ladder's address, ws://HOST:PORT/ (or wss://)")
+    p.add_argument("--name", required=True, help="the remote bot's name on the ladder")
+    p.add_argument("--token", help=f"its token (default: the environment variable {TOKEN_VARIABLE})")
+    p.add_argument(
+        "--program",
+        type=Path,
+        metavar="PATH",
+        help="what the bot's fingerprint covers: a file or a folder (default: the command's executable and "
+        "the files its arguments name)",
+    )
+    p.add_argument("--once", action="store_true", help="exit (1) at the first lost connection")
+    p.add_argument(
+        "--max-message",
+        type=int,
+        default=DEFAULT_MAX_MESSAGE,
+        metavar="BYTES",
+        help=f"the largest message taken from the ladder (default {DEFAULT_MAX_MESSAGE})",
+    )
+    p.add_argument("command", nargs="*", metavar="CMD", help="the bot's command and its arguments, after --")
+    p.set_defaults(handler=cmd_connect)
+
+
+def remote_fingerprint(argv: list[str], program: Path | None) -> str:
+    """``sha256:...`` of the bot's program files (the ladder's identity rules,
+    :func:`~referee.ladder.identity.program_files`), not of its arguments: a remote bot's
+    arguments may name this machine's paths, and its strength is its program."""
+    spec = BotSpec("remote", tuple(argv), Path.cwd())
+    digest = hashlib.sha256()
+    for name, path in program_files(spec, program):
+        file_digest = hashlib.sha256()
+        with path.open("rb") as fh:
+            while chunk := fh.read(1 << 20):
+                file_digest.update(chunk)
+        digest.update(f"\0{name}\0{file_digest.hexdigest()}".encode())
+    return "sha256:" + digest.hexdigest()
+
+
+class Refused(Exception):
+    """The ladder refused this bot for good."""
+
+
+class Lost(Exception):
+    """The connection ended (or never opened): try again."""
+
+
+async def cmd_connect(args: argparse.Namespace) -> int:
+    where = "vastuz connect"
+    words: list[str] = list(args.command)
+    if words and words[0] == "--":
+        words = words[1:]
+    problem = _program_problem(words)
+    if problem is not None:
+        print(f"{where}: the bot's command (after --): {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    token = args.token or os.environ.get(TOKEN_VARIABLE)
+    if not token:
+        print(f"{where}: no token: give --token TOKEN or set {TOKEN_VARIABLE}", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.url.startswith(("ws://", "wss://")):
+        print(f"{where}: URL: expected ws://HOST:PORT/ or wss://..., got {args.url!r}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.program is not None and not args.program.exists():
+        print(f"{where}: --program: no such file or folder: {args.program}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.max_message < 1024:
+        print(f"{where}: --max-message: at least 1024 bytes", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        fingerprint = await trio.to_thread.run_sync(remote_fingerprint, words, args.program)
+    except OSError as exc:
+        print(f"{where}: cannot read the bot's program: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    hello = Hello(args.name, token, fingerprint)
+    client = Client(args.url, hello, words, args.max_message)
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                async for signum in signals:
+                    client.stopped = signal.Signals(signum).name
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(watch)
+            code = await client.run(once=args.once)
+            nursery.cancel_scope.cancel()
+    if client.stopped is not None:
+        print(f"{where}: {client.stopped}: the connection is closed and the bot stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED if client.stopped == "SIGINT" else EXIT_OK
+    return code
+
+
+class Client:
+    def __init__(self, url: str, hello: Hello, argv: list[str], max_message: int) -> None:
+        self.url = url
+        self.hello = hello
+        self.argv = argv
+        self.max_message = max_message
+        self.stopped: str | None = None
+        self.error: str | None = None  # the server's whole reason, sent before a close
+
+    def say(self, text: str) -> None:
+        print(f"vastuz connect: {text}", file=sys.stderr, flush=True)
+
+    async def run(self, *, once: bool) -> int:
+        """Connect, relay, and connect again after a loss; the exit code."""
+        wait = BACKOFF[0]
+        while True:
+            try:
+                await self._session()
+            except Refused as exc:
+                self.say(f"refused: {exc}")
+                return EXIT_USAGE
+            except _BotDidNotStart as exc:
+                self.say(str(exc))
+                return EXIT_USAGE
+            except Lost as exc:
+                self.say(f"connection lost: {exc}")
+                if once:
+                    return EXIT_FAILED
+            self.say(f"connecting again in {wait:g} s")
+            await trio.sleep(wait)
+            wait = min(BACKOFF[1], wait * 2)
+
+    async def _session(self) -> None:
+        """One connection with one bot process, until either ends."""
+        try:
+            process = await trio.lowlevel.open_process(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True
+            )
+        except OSError as exc:
+            raise _BotDidNotStart(f"cannot start the bot {self.argv[0]!r}: {exc}") from None
+        ending: Exception | None = None
+        try:
+            try:
+                async with open_websocket_url(self.url, max_message_size=self.max_message) as ws:
+                    try:
+                        await ws.send_message(self.hello.message())
+                        ending = await self._relay(ws, process)
+                    except ConnectionClosed as exc:
+                        ending = self._closed(exc)
+            except ConnectionClosed as exc:
+                ending = ending or self._closed(exc)
+            except (HandshakeError, OSError) as exc:
+                why = str(exc) or str(exc.__cause__ or "") or type(exc).__name__
+                ending = ending or Lost(f"cannot connect to {self.url}: {why}")
+        finally:
+            with trio.CancelScope(shield=True):
+                await _stop(process)
+        raise ending or Lost("closed")
+
+    async def _relay(self, ws: WebSocketConnection, process: trio.Process) -> Exception:
+        """Relay until the connection or the bot ends; what ended it."""
+        assert process.stdin is not None and process.stdout is not None
+        stdin, stdout = process.stdin, process.stdout
+        ended: list[Exception] = []
+
+        async def to_bot() -> None:
+            while True:
+                message = await ws.get_message()
+                data = control(message)
+                if data is not None:
+                    if "welcome" in data:
+                        self.say(f"connected to {self.url} as {data['welcome']}")
+                    elif "error" in data:
+                        self.error = str(data["error"])
+                    continue
+                text = message.encode("utf-8") if isinstance(message, str) else message
+                try:
+                    await stdin.send_all(text)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    ended.append(Lost("the bot closed its input (exited?)"))
+                    return
+
+        async def from_bot() -> None:
+            cut = Responses(self.max_message)
+            while True:
+                data = await stdout.receive_some(READ_SIZE)
+                if not data:
+                    ended.append(Lost("the bot exited"))
+                    return
+                for message in cut.feed(data):
+                    await ws.send_message(message)
+
+        async with trio.open_nursery() as nursery:
+
+            async def one(task: Callable[[], Awaitable[None]]) -> None:
+                try:
+                    await task()
+                except ConnectionClosed as exc:
+                    ended.append(self._closed(exc))
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(one, to_bot)
+            nursery.start_soon(one, from_bot)
+        return ended[0] if ended else Lost("closed")
+
+    def _closed(self, exc: ConnectionClosed) -> Exception:
+        reason = exc.reason
+        code = None if reason is None else reason.code
+        words = self.error or (reason.reason if reason is not None and reason.reason else "no reason given")
+        self.error = None
+        if code in FINAL:
+            return Refused(f"{words} (code {code})")
+        if code == TOO_BIG:
+            return Lost(f"a message over the size limit (code {code}: {words})")
+        return Lost(f"code {code}: {words}")
+
+
+class _BotDidNotStart(Exception):
+    pass
+
+
+async def _stop(process: trio.Process) -> None:
+    """Close the bot's input (a bot ends at the end of its input), then SIGTERM and SIGKILL
+    its process group, and reap it."""
+    for stream in (process.stdin, process.stdout):
+        if stream is not None:
+            await stream.aclose()
+    with trio.move_on_after(KILL_GRACE):
+        await process.wait()
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if process.returncode is not None:
+            break
+        try:
+            os.killpg(process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        with trio.move_on_after(KILL_GRACE):
+            await process.wait()
+    await process.wait()
+
+
+__all__ = ["add_connect_parser", "cmd_connect", "remote_fingerprint"]
