@@ -9,6 +9,7 @@ server, the stamp's long poll). No mocks: real processes, real stores."""
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import signal
 import sqlite3
@@ -28,9 +29,11 @@ from processes import processes_with, wait_until_gone
 from serving import ROOT, Served, serving, until
 
 from referee.ladder.config import load_ladder
-from referee.ladder.reading import StoreReader
+from referee.ladder.ratings import rating_list
+from referee.ladder.reading import LadderModel, StoreReader, read_view
 from referee.ladder.status import status_lines
-from referee.ladder.store import LadderStore
+from referee.ladder.store import LadderStore, Result
+from referee.serve.ladder_pages import rating_chart
 
 pytest.importorskip("hypercorn", reason="vastuz serve needs its extra: pip install -e '.[serve]'")
 pytest.importorskip("starlette", reason="vastuz serve needs its extra: pip install -e '.[serve]'")
@@ -347,3 +350,52 @@ def test_serve_and_live_go_with_running_the_ladder(base: Path) -> None:
     assert proc.returncode == 2 and "--serve and --live go with running the ladder" in proc.stderr
     proc = run_ladder(str(base / "lad.yaml"), "--serve", "0.0.0.0:0")
     assert proc.returncode == 2 and "--serve" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_chart_draws_provisional_then_established_and_escapes(tmp_path: Path) -> None:
+    points = [
+        {"round": r, "games": 4 * r, "elo": 10.0 * r, "bot_games": 2 * r, "provisional": r < 3}
+        for r in range(1, 6)
+    ]
+    svg = rating_chart(points, label="<b>x</b>")
+    dashed = re.search(r'class="provisional"[^>]*points="([^"]+)"', svg)
+    solid = re.search(r'class="established"[^>]*points="([^"]+)"', svg)
+    assert dashed is not None and solid is not None
+    assert len(dashed.group(1).split()) == 3  # rounds 1, 2 and the first established one, joined
+    assert len(solid.group(1).split()) == 3  # rounds 3, 4, 5
+    assert "<b>x</b>" not in svg and "&lt;b&gt;x&lt;/b&gt;" in svg
+    assert ">round</text>" in svg and ">Elo</text>" in svg
+    one = rating_chart(points[:1], label="a")  # a single point: still a chart, no error
+    assert '<svg id="rating-chart"' in one and 'class="established"' not in one
+    assert 'id="no-history"' in rating_chart([], label="a")
+
+
+def test_the_model_counts_only_new_games_and_keeps_the_list_exact(base: Path, tmp_path: Path) -> None:
+    """A store copied round by round: each update adds the new games to the kept model, and
+    its rating list is rating_list's over every game so far, exactly."""
+    source = base / "ladders" / "lad" / "ladder.sqlite"
+    folder = tmp_path / "growing"
+    folder.mkdir()
+    shutil.copy(source.parent / "ladder.json", folder / "ladder.json")
+    model = LadderModel()
+    view = read_view(folder)
+    for upto in (1, 2, 4):
+        db = sqlite3.connect(source)
+        target = sqlite3.connect(folder / "ladder.sqlite")
+        with target:
+            db.backup(target)
+            target.execute("DELETE FROM records WHERE seq IN (SELECT g.seq FROM games g JOIN slots s "
+                           "ON s.slot = g.slot WHERE s.round > ?)", (upto,))  # fmt: skip
+            target.execute(
+                "DELETE FROM games WHERE slot IN (SELECT slot FROM slots WHERE round > ?)", (upto,)
+            )
+        db.close()
+        target.close()
+        seen = model.seq
+        snapshot = model.update(folder, view)
+        assert snapshot.seq == 4 * upto and seen < snapshot.seq  # only the new games were read
+        with StoreReader(folder / "ladder.sqlite") as reader:
+            results = [Result(r.a, r.b, r.winner, r.pair_key) for r in reader.games_after(0, 1000)]
+            labels = [e.label for e in reader.entries()]
+        assert snapshot.lines == rating_list(results, labels, anchor=("b0", 100.0), min_games=10)
+        assert [p.round for p in snapshot.history] == list(range(1, upto + 1))

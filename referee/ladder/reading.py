@@ -350,8 +350,8 @@ class LadderModel:
             anchor = None
             if view.anchor is not None and view.anchor[0] in current:
                 anchor = (current[view.anchor[0]].label, view.anchor[1])
-            if anchor != self.anchor:  # every point was fitted with the old anchor: start again
-                self._reset(anchor)
+            if anchor != self.anchor or reader.last_seq() < self.seq:
+                self._reset(anchor)  # another anchor, or another store (fewer games): start again
             if self.step == 0:
                 last = reader.last_round()
                 rounds = 0 if last is None else last[0]

@@ -94,6 +94,8 @@ class Ladders:
         key, presence, counts, last_round = await server.blocking(_key, ladder.folder)
         view: View = await server.blocking(read_view, ladder.folder)
         kept = self.kept.setdefault(ladder.folder.resolve(), _Kept())
+        if kept.key is not None and key[0] < kept.key[0] and not kept.lock.locked():
+            kept = self.kept[ladder.folder.resolve()] = _Kept()  # another store: fewer games
 
         def fresh() -> bool:
             snap = kept.snapshot
