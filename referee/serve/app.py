@@ -266,7 +266,10 @@ def build_app(server: Server) -> Any:
     async def ladder_page(request: Request) -> Response:
         ladder = await server.ladders.get(server, request.path_params["ladder"])
         stamp = await _ladder_stamp(server, ladder)  # before the page: a change after it is seen
-        return _html(ladder_pages.ladder_page(await ladder_data(ladder), stamp))
+        data = await ladder_data(ladder)
+        if data["behind"]:  # a stamp no store has: the page asks again (after its pause)
+            stamp += "-behind"
+        return _html(ladder_pages.ladder_page(data, stamp))
 
     async def ladder_bot_page(request: Request) -> Response:
         return _html(ladder_pages.bot_page(await bot_data(request)))

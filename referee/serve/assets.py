@@ -193,7 +193,7 @@ JS = r"""
   }
   if (page === "ladder") {  // the rating list: wait for the store to change, then put in the new one
     const ladder = body.dataset.ladder;
-    let stamp = body.dataset.stamp;
+    let stamp = body.dataset.stamp, fetched = performance.now();
     body.dataset.ready = "1";
     (async () => {
       body.dataset.follow = "following";
@@ -203,6 +203,9 @@ JS = r"""
           if (!r.ok) throw new Error("status " + r.status);
           const answer = await r.json();
           if (answer.stamp === stamp) continue;
+          const rest = 2000 - (performance.now() - fetched);  // at most a page every 2 s
+          if (rest > 0) await new Promise((res) => setTimeout(res, rest));
+          fetched = performance.now();
           const page = await fetch("/ladders/" + encodeURIComponent(ladder) + "/", {cache: "no-store"});
           if (!page.ok) throw new Error("status " + page.status);
           const doc = new DOMParser().parseFromString(await page.text(), "text/html");

@@ -44,12 +44,21 @@ PAGE_GAMES = 100
 """A bot's games per page."""
 
 
+FIT_SHARE = 0.2
+"""At most this share of the time goes to a ladder's fits: after a fit of ``t`` seconds the
+next waits until ``t * (1 / FIT_SHARE - 1)`` have passed, the pages showing the last one
+meanwhile (a ladder served in its own process, ``--serve``, keeps its CPU for its games)."""
+
+
 @dataclass
 class _Kept:
     model: LadderModel = field(default_factory=LadderModel)
     snapshot: Snapshot | None = None
     key: tuple[int, int, int] | None = None
     lock: trio.Lock = field(default_factory=trio.Lock)
+    ended: float = -math.inf
+    """When the last fit ended (trio's clock) and how long it took."""
+    took: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,8 @@ class State:
     counts: dict[str, int]
     last_round: tuple[int, bool] | None
     running: bool
+    behind: bool = False
+    """The store has changed since the fit shown (made again shortly: see :data:`FIT_SHARE`)."""
 
 
 def _key(folder: Path) -> tuple[tuple[int, int, int], dict[str, Presence], dict[str, int], Any]:
@@ -106,16 +117,29 @@ class Ladders:
                 and snap.view == view
             )
 
-        if not fresh():
+        def resting() -> bool:
+            waited = trio.current_time() - kept.ended
+            return (
+                kept.snapshot is not None
+                and kept.snapshot.view == view
+                and waited < kept.took * (1 / FIT_SHARE - 1)
+            )
+
+        if not fresh() and not resting():
             async with kept.lock:  # one update at a time: who waited takes its result
-                if not fresh():
+                if not fresh() and not resting():
+                    started = trio.current_time()
                     # abandoned when cancelled (a server stopping): the thread ends its fit, unseen
                     kept.snapshot = await trio.to_thread.run_sync(
                         kept.model.update, ladder.folder, view, limiter=self.fits, abandon_on_cancel=True
                     )
                     kept.key = (kept.snapshot.seq, len(kept.snapshot.entries), _retired(kept.snapshot))
+                    kept.ended = trio.current_time()
+                    kept.took = kept.ended - started
         assert kept.snapshot is not None
-        return State(ladder, kept.snapshot, presence, counts, last_round, running(ladder.folder))
+        return State(
+            ladder, kept.snapshot, presence, counts, last_round, running(ladder.folder), behind=not fresh()
+        )
 
 
 def _retired(snapshot: Snapshot) -> int:
@@ -209,6 +233,7 @@ def ladder_json(state: State, live: list[dict[str, Any]]) -> dict[str, Any]:
         else {"label": snap.anchor, "rating": snap.view.anchor[1]},
         "config_known": snap.view.known,
         "as_of_game": snap.seq,
+        "behind": state.behind,
         "bots": bot_rows(state),
         "live": live,
     }
