@@ -7,8 +7,9 @@ written, then ``vastuz serve`` started on it as a process on 127.0.0.1 and timed
 HTTP: the rating list page first (the server's first fit: every game read and counted,
 the history's points, the rating list with its intervals), again (nothing changed: no
 fit), a bot's page (its chart and its first 100 games), the JSON of the list, then the
-list again after one more round of 20 games was committed to the store (a catch-up: the
-new games counted, the new points and the list fitted again). ``--keep DIR`` keeps the
+list again after one more round of 20 games was committed to the store: at once (the last
+fit, marked behind: the fits rest four times their length) and once the next fit is made
+(a catch-up: the new games counted, the new points and the list fitted again). ``--keep DIR`` keeps the
 store there (and reuses one found there).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import random
 import signal
@@ -113,8 +115,17 @@ def main() -> None:
                 seconds, size = timed(url + path)
                 print(f"{what}: {seconds:.3f} s ({size:,} bytes)")
             added = one_round(big, args.bots)
-            seconds, size = timed(url + "/ladders/big/")
-            print(f"rating list page after {added} more games (a catch-up and a refit): {seconds:.3f} s")
+            seconds, size = timed(url + "/api/ladders/big")
+            print(f"the list's JSON right after {added} more games (the last fit, behind): {seconds:.3f} s")
+            while True:  # the next fit comes once the last one's rest is over (FIT_SHARE)
+                time.sleep(1.0)
+                started = time.perf_counter()
+                with urllib.request.urlopen(url + "/api/ladders/big", timeout=600) as response:
+                    behind = json.loads(response.read())["behind"]
+                seconds = time.perf_counter() - started
+                if not behind:
+                    break
+            print(f"the list's JSON with those games (a catch-up and a refit): {seconds:.3f} s")
             seconds, size = timed(url + "/ladders/big/bots/bot7")
             print(f"a bot's page, then: {seconds:.3f} s")
             print(f"load average {os.getloadavg()[0]:.2f}")

@@ -89,7 +89,7 @@ def index_page(runs: Sequence[dict[str, Any]], live: int, ladders: Sequence[dict
         f'<table id="runs"><thead><tr><th>run</th><th>games</th><th></th><th>folder</th></tr></thead>'
         f"<tbody>{rows}</tbody></table>"
         if runs
-        else '<p id="runs">No results folders here yet.</p>'
+        else f'<p id="runs">{"No runs here." if ladders else "No results folders here yet."}</p>'
     )
     return _page(
         "Vastuz arena",
