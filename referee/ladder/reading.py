@@ -344,7 +344,13 @@ class LadderModel:
 
     def update(self, folder: Path, view: View) -> Snapshot:
         """Catch up with the store of ``folder`` and fit the rating list (with intervals)."""
-        with self._lock, reading(folder) as reader:
+        with self._lock:
+            entries = self._catch_up(folder, view)
+            return self._snapshot(entries, [e.label for e in entries], view)
+
+    def _catch_up(self, folder: Path, view: View) -> list[EntryRow]:
+        """Count the games after the last one counted; the entries."""
+        with reading(folder) as reader:
             entries = reader.entries()
             current = {e.name: e for e in entries if e.retired is None}
             anchor = None
@@ -364,8 +370,7 @@ class LadderModel:
                     self._add(row)
                 if len(rows) < BATCH:
                     break
-            labels = [e.label for e in entries]
-        return self._snapshot(entries, labels, view)
+        return entries
 
     def _reset(self, anchor: tuple[str, float] | None) -> None:
         self.seq, self.counts, self.points, self.step = 0, RunningCounts(), [], 0
