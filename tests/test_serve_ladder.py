@@ -9,6 +9,8 @@ server, the stamp's long poll). No mocks: real processes, real stores."""
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import re
 import shutil
 import signal
@@ -41,7 +43,9 @@ pytest.importorskip("starlette", reason="vastuz serve needs its extra: pip insta
 FAKEBOT = ROOT / "tests" / "fake_bots" / "fakebot.py"
 
 
-def write_ladder(base: Path, name: str, marker: str, *, delay: float = 0.0, min_games: int = 10) -> Path:
+def write_ladder(
+    base: Path, name: str, marker: str, *, delay: float = 0.0, min_games: int = 10, **extra: object
+) -> Path:
     """A ladder of 4 fake bots (board 3, the anchor b0 at +100) writing ``base/ladders/NAME``;
     ``delay``: each genmove waits that long (games stay in progress a while)."""
     bots = []
@@ -63,6 +67,7 @@ def write_ladder(base: Path, name: str, marker: str, *, delay: float = 0.0, min_
         "pairing": {"noise": 50, "seed": 3},
         "output": str(base / "ladders" / name),
         "bots": bots,
+        **extra,
     }
     path = base / f"{name}.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -399,3 +404,51 @@ def test_the_model_counts_only_new_games_and_keeps_the_list_exact(base: Path, tm
             labels = [e.label for e in reader.entries()]
         assert snapshot.lines == rating_list(results, labels, anchor=("b0", 100.0), min_games=10)
         assert [p.round for p in snapshot.history] == list(range(1, upto + 1))
+
+
+def test_a_remote_bot_shown_connected_then_not(tmp_path: Path) -> None:
+    """A real remote bot (``vastuz connect``) on a ladder served while it runs: its row says
+    connected while its client is, then not connected with its last seen."""
+    marker = uuid.uuid4().hex
+    config = write_ladder(tmp_path, "far", marker, delay=0.05, remote={"listen": "127.0.0.1:0"})
+    added = run_ladder("add-bot", str(config), "r1", timeout=60)
+    assert added.returncode == 0, added.stderr
+    token = added.stdout.strip()
+    try:
+        with ladder_process(str(config), "--serve", "127.0.0.1:0") as proc:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert line.startswith("serving on "), line
+            server = Served(line.split()[2].rstrip(","), proc)
+            remote = tmp_path / "ladders" / "far" / "remote.json"
+            until(remote.exists, "the ladder's remote.json", 60)
+            client = subprocess.Popen(
+                [sys.executable, "-m", "referee.cli", "connect", json.loads(remote.read_text())["url"],
+                 "--name", "r1", "--program", str(FAKEBOT), "--once", "--", sys.executable, str(FAKEBOT),
+                 "--seed", "9"],
+                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                env={**os.environ, "VASTUZ_TOKEN": token, "VASTUZ_TEST_MARKER": marker},
+            )  # fmt: skip
+            try:
+
+                def row() -> dict[str, Any]:
+                    status, data = server.get("/api/ladders/far")
+                    assert status == 200, data
+                    return next(b for b in data["bots"] if b["label"] == "r1")
+
+                until(lambda: row()["connected"] is True, "r1 connected", 90)
+                assert row()["remote"] is True and row()["state"] == "active"
+                status, page = server.get("/ladders/far/")
+                assert status == 200 and '<td class="connected">connected</td>' in page
+                client.send_signal(signal.SIGTERM)  # it closes its connection and reaps its bot
+                client.communicate(timeout=60)
+                until(lambda: row()["connected"] is False, "r1 not connected", 90)
+                assert row()["last_seen"]
+                status, page = server.get("/ladders/far/")
+                assert '<td class="connected">not connected</td>' in page
+            finally:
+                if client.poll() is None:
+                    client.kill()
+                client.communicate()
+    finally:
+        assert not wait_until_gone(marker, 30)
