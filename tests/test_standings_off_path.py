@@ -23,6 +23,7 @@ from referee.ratings.history import rating_history
 from referee.ratings.model import GameResult
 from referee.ratings.report import RunningStandings, standings
 from referee.render.standings_html import RatingPoint, standings_page
+from referee.render.standings_text import summary_line
 from referee.tournament.config.loading import load_config
 from referee.tournament.runner import Tournament
 from referee.tournament.store.folder import latest_records, load_standings
@@ -252,7 +253,8 @@ def test_running_standings_are_the_standings_of_every_prefix() -> None:
 def test_the_standings_process_rates_the_latest_record_of_each_slot_as_the_run_does(tmp_path: Path) -> None:
     """The standings process's tables and pages, each counted as records arrive, are the
     run's standings of the same records (the latest record of each slot rated: a void game
-    played again replaces it, a second result is not rated), but for the warm start."""
+    played again replaces it, a second result is not rated), but for the warm start; so is
+    the one-line view, computed without the intervals it does not show."""
     names = ["p", "q", "r"]
     records = summaries(7, 240, names)
     settings = {
@@ -266,6 +268,15 @@ def test_the_standings_process_rates_the_latest_record_of_each_slot_as_the_run_d
         expected = worker.publisher.standings(records[:count], None)
         for prefix in (worker.tables, worker.pages):
             assert close(worker.standings(count, None, prefix), expected), count
+        # The one-line view, of the estimates alone (an interval only for a bound).
+        assert summary_line(worker.standings(count, None, brief=True)) == summary_line(expected)
+    sweep = [  # p wins every game: its rating is a bound, shown by its interval's end
+        dataclasses.replace(r, labels=("p", "q"), winner=0, termination=Termination.SCORE, fault=None)
+        for r in records[:5]
+    ]
+    swept = Worker({**settings, "folder": tmp_path / "sweep"}, sweep)
+    line = summary_line(swept.standings(5, None, brief=True))
+    assert line == summary_line(swept.publisher.standings(sweep, None)) and ">" in line
     first: dict[str, GameSummary] = {}
     again = []  # (the slot's first record, one that comes after it)
     for r in records:

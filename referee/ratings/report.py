@@ -290,8 +290,11 @@ class RunningStandings:
         bootstrap: int = 1000,
         sprt: SprtStanding | None = None,
         warm: bool = True,
+        pairs: bool = True,
     ) -> Standings:
-        """The standings of the records added so far (see the class docstring)."""
+        """The standings of the records added so far (see the class docstring); without
+        ``pairs``, no pentanomial statistics (``Standings.pairs`` empty: the one-line view
+        shows none, and their intervals are most of a small field's cost)."""
         ratings = self.counts.ratings(
             self.names,
             anchor=anchor if anchor in self.names else None,
@@ -301,7 +304,7 @@ class RunningStandings:
         )
         self.last = {r.name: r.elo for r in ratings.ratings if r.elo is not None and math.isfinite(r.elo)}
         order = [r.name for r in ratings.ratings]
-        pairs = pentanomial_rows(self.counts.pair_table(), order) if self.paired else []
+        rows = pentanomial_rows(self.counts.pair_table(), order) if self.paired and pairs else []
         overhead = {
             name: (self.overhead_sum[name] / self.overhead_n[name], self.overhead_n[name])
             for name in self.overhead_n
@@ -309,7 +312,7 @@ class RunningStandings:
         return Standings(
             _lines(ratings, {n: dict(f) for n, f in self.failures.items()}),
             {n: dict(row) for n, row in self.cross.items()},
-            pairs,
+            rows,
             self.records,
             self.void,
             list(ratings.warnings),

@@ -121,18 +121,28 @@ class Worker:
         self.slots.setdefault(record.slot, []).append(len(self.records))
         self.records.append(record)
 
-    def standings(self, count: int, test: TestView | None, prefix: Prefix | None = None) -> Standings:
+    def standings(
+        self, count: int, test: TestView | None, prefix: Prefix | None = None, *, brief: bool = False
+    ) -> Standings:
         """The standings of the first ``count`` records, as the run's end gives them but
         for the warm-started fit (:class:`~referee.ratings.report.RunningStandings`), from
-        the tables' counts or ``prefix``'s."""
+        the tables' counts or ``prefix``'s. ``brief``: only what the one-line view shows
+        (the estimates, intervals only for a bound, no pairs' statistics)."""
         running = (prefix or self.tables).advance(count)
         publisher = self.publisher
-        st = running.standings(
-            anchor=publisher.anchor,
-            anchor_rating=publisher.anchor_rating,
-            bootstrap=publisher.bootstrap,
-            sprt=None if test is None else SprtStanding(test.status, test.candidate, test.words),
-        )
+
+        def of(bootstrap: int) -> Standings:
+            return running.standings(
+                anchor=publisher.anchor,
+                anchor_rating=publisher.anchor_rating,
+                bootstrap=bootstrap,
+                sprt=None if test is None else SprtStanding(test.status, test.candidate, test.words),
+                pairs=not brief,
+            )
+
+        st = of(0 if brief else publisher.bootstrap)
+        if brief and any(line.elo_bound is not None for line in st.lines):
+            st = of(publisher.bootstrap)  # a bound is shown by its finite end: an interval's
         st.warnings.extend(running.time_losses.warnings(publisher.names))
         if self.sectioned:  # a Swiss's tie-breaks, a bracket, as vastuz report has them
             assert self.schedule is not None
@@ -148,7 +158,7 @@ class Worker:
     def table(self, done: int, count: int, one_line: bool, tables: bool, test: TestView | None) -> str | None:
         if not (tables or one_line):
             return None
-        st = self.standings(count, test)
+        st = self.standings(count, test, brief=not tables)
         if tables:
             return "\n" + render(st, "text", title=f"standings after {done} games").rstrip() + "\n"
         return f"    standings after {done} games: {summary_line(st)}"
