@@ -5,11 +5,11 @@ A store filled as ``benchmarks/ladder.py`` fills one (20 bots rated 0, 50, ...; 
 drawn from those ratings; the records a short real ladder's, renamed), its ``ladder.json``
 written, then ``vastuz serve`` started on it as a process on 127.0.0.1 and timed over
 HTTP: the rating list page first (the server's first fit: every game read and counted,
-the history's points, the rating list with its intervals), again (nothing changed: no
-fit), a bot's page (its chart and its first 100 games), the JSON of the list, then the
-list again after one more round of 20 games was committed to the store: at once (the last
-fit, marked behind: the fits rest four times their length) and once the next fit is made
-(a catch-up: the new games counted, the new points and the list fitted again). ``--keep DIR`` keeps the
+the rating list with its intervals), again (nothing changed: no fit), a bot's page (the
+history's points fitted, once, its chart and its first 100 games), the JSON of the list,
+then the list again after one more round of 20 games was committed to the store: at once
+(the last fit, marked behind: the fits rest four times their length) and once the next fit
+is made (a catch-up: the new games counted, the list fitted again). ``--keep DIR`` keeps the
 store there (and reuses one found there).
 """
 

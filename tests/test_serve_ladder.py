@@ -403,7 +403,7 @@ def test_the_model_counts_only_new_games_and_keeps_the_list_exact(base: Path, tm
             results = [Result(r.a, r.b, r.winner, r.pair_key) for r in reader.games_after(0, 1000)]
             labels = [e.label for e in reader.entries()]
         assert snapshot.lines == rating_list(results, labels, anchor=("b0", 100.0), min_games=10)
-        assert [p.round for p in snapshot.history] == list(range(1, upto + 1))
+        assert [p.round for p in model.history()] == list(range(1, upto + 1))
 
 
 def test_a_remote_bot_shown_connected_then_not(tmp_path: Path) -> None:

@@ -12,9 +12,10 @@ the defaults are shown and the page says so.
 
 :class:`LadderModel` keeps what a rating list and its history need *incrementally*: the
 counts the rating fit reads (:class:`~referee.ratings.elo.RunningCounts`, fed the games
-after the last one it saw) and the history's points, one per sampled round, each fitted
-once when its round is over; so a store that grew by a game costs that game and a fit or
-two, never a pass over all its games.
+after the last one it saw) and the history's points, one per sampled round: the summed
+results when its round is over, fitted once, when a history is first asked for (a page of
+the rating list alone fits none); so a store that grew by a game costs that game and a fit
+or two, never a pass over all its games.
 """
 
 from __future__ import annotations
@@ -303,13 +304,24 @@ class Point:
 
 
 @dataclass(frozen=True)
+class _Due:
+    """A point to fit when a history is asked for: the summed results of round ``round``
+    (``pairs`` over the first ``names`` labels in first-played order), each label's games."""
+
+    round: int
+    games: int
+    names: int
+    pairs: tuple[tuple[int, int, float, float], ...]
+    played: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """Everything the rating list and the charts show, as of game ``seq``."""
 
     seq: int
     lines: list[Line]
     entries: list[EntryRow]
-    history: list[Point]
     last_game: dict[str, str]
     view: View
     anchor: str | None
@@ -324,7 +336,7 @@ class LadderModel:
 
     seq: int = 0
     counts: RunningCounts = field(default_factory=RunningCounts)
-    points: list[Point] = field(default_factory=list)
+    points: list[Point | _Due] = field(default_factory=list)
     step: int = 0
     """0 until the first update chooses it from the store's rounds."""
     round: int | None = None
@@ -340,6 +352,8 @@ class LadderModel:
     """(first, second) in :attr:`order`'s order: [points of first, games]."""
     theta: list[float] = field(default_factory=list)
     """The last point's strengths (nats), the next fit's start."""
+    _history: tuple[int, list[Point]] | None = None
+    """The last history made, and the game it was made at."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def update(self, folder: Path, view: View) -> Snapshot:
@@ -376,10 +390,11 @@ class LadderModel:
         self.seq, self.counts, self.points, self.step = 0, RunningCounts(), [], 0
         self.round, self.last_game, self.games, self.anchor = None, {}, 0, anchor
         self.order, self.rank, self.played, self.pairs, self.theta = [], {}, {}, {}, []
+        self._history = None
 
     def _add(self, row: GameRow) -> None:
         if self.round is not None and row.round != self.round and self.round % self.step == 0:
-            self.points.append(self._point(self.round))  # the round is over: its point is final
+            self.points.append(self._due(self.round))  # the round is over: its point is final
             if len(self.points) > MAX_POINTS:
                 self.step *= 2
                 self.points = [p for p in self.points if p.round % self.step == 0]
@@ -404,27 +419,19 @@ class LadderModel:
             if row.ended > self.last_game.get(label, ""):
                 self.last_game[label] = row.ended
 
-    def _point(self, number: int) -> Point:
-        """The ratings now: the maximum-likelihood fit of the summed results (the rating
-        list's estimate, without its intervals), started from the last point's; where no
-        finite fit exists (a bot that never scored, groups that never met) the full fit
-        without intervals, the bots it cannot place left out."""
-        names = self.order
-        index = {name: k for k, name in enumerate(names)}
-        pairs = [(index[a], index[b], s, n) for (a, b), (s, n) in self.pairs.items()]
-        fixed = self.anchor if self.anchor is not None and self.anchor[0] in index else None
-        if strongly_connected(len(names), pairs):
-            start = self.theta + [0.0] * (len(names) - len(self.theta))
-            self.theta = fit_strengths(len(names), pairs, start)
-            zero = 0.0 if fixed is None else self.theta[index[fixed[0]]]
-            level = 0.0 if fixed is None else fixed[1]
-            ratings = {
-                name: ((self.theta[k] - zero) * ELO_PER_NAT + level, self.played[name])
-                for k, name in enumerate(names)
-            }
-            return Point(number, self.games, ratings)
+    def _due(self, number: int) -> Point | _Due:
+        """The point of round ``number`` (now): its summed results, to be fitted when a
+        history is asked for; where no finite fit exists (a bot that never scored, groups
+        that never met) the full fit without intervals, now (it needs the counts as they
+        are now), the bots it cannot place left out."""
+        pairs = tuple((self.rank[a], self.rank[b], s, n) for (a, b), (s, n) in self.pairs.items())
+        if strongly_connected(len(self.order), pairs):
+            played = tuple(self.played[name] for name in self.order)
+            return _Due(number, self.games, len(self.order), pairs, played)
+        names = sorted(self.order)
+        fixed = self._fixed(names)
         fit = self.counts.ratings(
-            sorted(names),
+            names,
             anchor=None if fixed is None else fixed[0],
             anchor_rating=0.0 if fixed is None else fixed[1],
             bootstrap=0,
@@ -434,6 +441,41 @@ class LadderModel:
             if r.elo is not None and math.isfinite(r.elo) and r.bound is None:
                 ratings[r.name] = (r.elo, r.games)
         return Point(number, self.games, ratings)
+
+    def _fixed(self, names: Sequence[str]) -> tuple[str, float] | None:
+        return self.anchor if self.anchor is not None and self.anchor[0] in names else None
+
+    def _fit(self, due: _Due) -> Point:
+        """A due point's maximum-likelihood fit (the rating list's estimate, without its
+        intervals), started from the last point fitted."""
+        names = self.order[: due.names]
+        start = (self.theta + [0.0] * due.names)[: due.names]
+        self.theta = fit_strengths(due.names, due.pairs, start)
+        fixed = self._fixed(names)
+        zero = 0.0 if fixed is None else self.theta[names.index(fixed[0])]
+        level = 0.0 if fixed is None else fixed[1]
+        ratings = {
+            name: ((self.theta[k] - zero) * ELO_PER_NAT + level, due.played[k])
+            for k, name in enumerate(names)
+        }
+        return Point(due.round, due.games, ratings)
+
+    def history(self) -> list[Point]:
+        """The ratings after each sampled round and after the latest game (blocking: the
+        points not yet fitted are fitted now, once)."""
+        with self._lock:
+            if self._history is not None and self._history[0] == self.seq:
+                return self._history[1]
+            out = []
+            for k, point in enumerate(self.points):
+                if isinstance(point, _Due):
+                    point = self.points[k] = self._fit(point)
+                out.append(point)
+            if self.round is not None and (not out or out[-1].round != self.round):
+                latest = self._due(self.round)  # the latest round, so far
+                out.append(self._fit(latest) if isinstance(latest, _Due) else latest)
+            self._history = (self.seq, out)
+            return out
 
     def _snapshot(self, entries: list[EntryRow], labels: list[str], view: View) -> Snapshot:
         names = list(dict.fromkeys([*labels, *sorted(self.counts.seen)]))
@@ -460,13 +502,15 @@ class LadderModel:
             )
             for r in fit.ratings
         ]
-        history = list(self.points)
-        if self.round is not None and (not history or history[-1].round != self.round):
-            history.append(self._point(self.round))  # the latest round, so far
         return Snapshot(
-            self.seq, lines, entries, history, dict(self.last_game), view,
-            None if fixed is None else fixed[0], self.step,
-        )  # fmt: skip
+            self.seq,
+            lines,
+            entries,
+            dict(self.last_game),
+            view,
+            None if fixed is None else fixed[0],
+            self.step,
+        )
 
 
 __all__ = [

@@ -250,7 +250,7 @@ def build_app(server: Server) -> Any:
             "label": label,
             "line": rows[label],
             "min_games": state.snapshot.view.min_games,
-            "history": ladders.history_json(state.snapshot, label),
+            "history": ladders.history_json(await server.ladders.history(ladder), state.snapshot, label),
             "games": ladders.game_rows(label, games),
             "next_before": games[-1].seq if more and games else None,
         }

@@ -26,6 +26,7 @@ from referee.ladder.reading import (
     EntryRow,
     GameRow,
     LadderModel,
+    Point,
     Presence,
     Snapshot,
     View,
@@ -141,6 +142,15 @@ class Ladders:
             ladder, kept.snapshot, presence, counts, last_round, running(ladder.folder), behind=not fresh()
         )
 
+    async def history(self, ladder: Run) -> list[Point]:
+        """The ladder's rating history as of its last update (:meth:`state` first): the
+        points not fitted yet are fitted now, in the fits' worker thread."""
+        kept = self.kept[ladder.folder.resolve()]
+        points: list[Point] = await trio.to_thread.run_sync(
+            kept.model.history, limiter=self.fits, abandon_on_cancel=True
+        )
+        return points
+
 
 def _retired(snapshot: Snapshot) -> int:
     return sum(e.retired is not None for e in snapshot.entries)
@@ -239,10 +249,10 @@ def ladder_json(state: State, live: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def history_json(snapshot: Snapshot, label: str) -> list[dict[str, Any]]:
+def history_json(history: list[Point], snapshot: Snapshot, label: str) -> list[dict[str, Any]]:
     """``label``'s rating after each sampled round it had a rating at."""
     out = []
-    for point in snapshot.history:
+    for point in history:
         found = point.ratings.get(label)
         if found is None:
             continue
