@@ -34,7 +34,7 @@ from referee.ladder.config import load_ladder
 from referee.ladder.ratings import rating_list
 from referee.ladder.reading import LadderModel, StoreReader, read_view
 from referee.ladder.status import status_lines
-from referee.ladder.store import LadderStore, Result
+from referee.ladder.store import SCHEMA_V1, LadderStore, Result
 from referee.serve.ladder_pages import rating_chart
 
 pytest.importorskip("hypercorn", reason="vastuz serve needs its extra: pip install -e '.[serve]'")
@@ -263,16 +263,27 @@ def test_an_older_store_a_remote_entry_escaping_and_a_broken_store(base: Path, t
         db.execute("INSERT INTO presence VALUES ('<i>evil</i>', 1, '2026-01-01T00:00:00+00:00', "
                    "'2026-01-02T03:04:05+00:00')")  # fmt: skip
     db.close()
+    db = sqlite3.connect(remote / "ladder.sqlite")
+    with db:  # b3 replaced by a new program: its entry retired, its games kept
+        db.execute("UPDATE entries SET retired = '2026-01-03T00:00:00+00:00' WHERE label = 'b3'")
+    db.close()
     broken = tmp_path / "stores" / "broken"
     broken.mkdir()
     (broken / "ladder.sqlite").write_bytes(b"not an sqlite file at all" * 100)
+    first = tmp_path / "stores" / "first"
+    first.mkdir()
+    db = sqlite3.connect(first / "ladder.sqlite")
+    db.executescript(SCHEMA_V1)  # a store of the first schema: records as text, no seq
+    db.close()
     digests = {p: digest(p / "ladder.sqlite") for p in (old, remote)}
     with serving(str(tmp_path / "stores"), cwd=tmp_path) as server:
         status, ladders = server.get("/api/ladders")
-        assert status == 200 and {x["ladder"] for x in ladders} == {"old", "remote", "broken"}
+        assert status == 200 and {x["ladder"] for x in ladders} == {"old", "remote", "broken", "first"}
         assert "error" in next(x for x in ladders if x["ladder"] == "broken")
         status, answer = server.get("/api/ladders/broken")
         assert status == 500 and "ladder store" in answer["error"]
+        status, answer = server.get("/api/ladders/first")
+        assert status == 500 and "schema version 1: run the ladder once" in answer["error"]
         status, data = server.get("/api/ladders/old")
         assert status == 200 and [b["games"] for b in data["bots"]] == [8, 8, 8, 8]
         assert not data["config_known"] and data["anchor"] is None  # no ladder.json: the defaults
@@ -283,6 +294,7 @@ def test_an_older_store_a_remote_entry_escaping_and_a_broken_store(base: Path, t
         evil = next(b for b in data["bots"] if b["label"] == "<i>evil</i>")
         assert evil["rating"] == "?" and evil["games"] == 0 and evil["remote"] and evil["connected"] is True
         assert evil["last_seen"] == "2026-01-02T03:04:05+00:00" and evil["state"] == "active"
+        assert next(b for b in data["bots"] if b["label"] == "b3")["state"] == "retired"
         status, page = server.get("/ladders/remote/")
         assert "&lt;i&gt;evil&lt;/i&gt;" in page and "<i>evil" not in page
         assert 'href="/ladders/remote/bots/%3Ci%3Eevil%3C%2Fi%3E"' in page
