@@ -111,12 +111,17 @@ class Tournament:
         self.plan: Plan = FixedPlan([])
         self._in_flight = 0  # games being played now
         self._game_recorded = trio.Event()  # set (and replaced) whenever a game ends
-        self._news = trio.Event()  # set whenever a game is recorded, for _publish
+        self._news = trio.Event()  # set when a game recorded changes what _publish waits for
         self._tables_due: list[tuple[int, int, bool]] = []  # (games done, records, one line)
         self._table_pace = Cadence(every=0.0, share=0.1)
         self._file_pace = Cadence()
         self._to_standings: trio.MemorySendChannel[bytes] | None = None
         self._asked = False  # a request to the standings process awaits its answer
+        # Games recorded and not sent to the standings process yet: they go in one write
+        # with its next request (or once UNSENT_MAX are waiting), not a write and two task
+        # wake-ups a game.
+        self._unsent: list[GameSummary] = []
+        self._published = 0  # records when the files were last asked for (see _pace)
         c = config
         self.publisher = Publisher(
             self.folder,
@@ -340,13 +345,19 @@ class Tournament:
                 self._tables_due.append(due)
             else:
                 self._tables_due = [due]
-        self._send(("game", summary))
-        self._news.set()  # the standings task (_publish) takes it from here
+            self._news.set()  # the standings task (_publish) takes it from here
+        if self._to_standings is not None:
+            self._unsent.append(summary)
+            if len(self._unsent) >= UNSENT_MAX:
+                self._send_unsent()
+            if len(self.records) == self._published + 1:  # the files are due again: wake _pace
+                self._news.set()
 
     async def _publish(self, progress: Progress) -> None:
         """The periodic standings, off the games' path, in a process of their own
         (:mod:`~.store.standings_process`: a thread would hold up the game loop at every
-        bot answer), that is sent each record as it is recorded. A table (or its line) is
+        bot answer), that is sent the records in one write with each request (see
+        :meth:`_pace`). A table (or its line) is
         printed after every ``standings_every`` games, of exactly those games, while that
         costs at most a tenth of the wall time (else the next one printed is of the latest
         multiple); the files and the page are rewritten on a time cadence
@@ -377,19 +388,20 @@ class Tournament:
         send, outbox = trio.open_memory_channel[bytes](math.inf)
         self._to_standings = send
         send.send_nowait(frame(("init", settings, list(self.records))))
-        sent = len(self.records)  # records sent (the process's list is a copy of ours)
+        self._published = len(self.records)  # records sent (the process's list is a copy of ours)
         replies = _Replies(process.stdout)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._feed, process.stdin, outbox)
-                await self._pace(progress, replies, sent)
+                await self._pace(progress, replies)
                 nursery.cancel_scope.cancel()  # it ended: nothing more to send
         finally:
             alive, self._to_standings = self._to_standings is not None, None
+            unsent, self._unsent = self._unsent, []
             with trio.CancelScope(shield=True):
                 if alive and not self.stopping:
                     with trio.move_on_after(60):
-                        await self._last_table(process.stdin, outbox, replies)
+                        await self._last_table(process.stdin, outbox, replies, unsent)
                 # Its input closed, it ends after the work in hand (the final page is ours);
                 # a page it was writing still says when it ran.
                 with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -410,14 +422,16 @@ class Tournament:
                 with trio.CancelScope(shield=True):  # a frame is sent whole, or the pipe is garbled
                     await stdin.send_all(data)
 
-    async def _pace(self, progress: Progress, replies: _Replies, published: int) -> None:
+    async def _pace(self, progress: Progress, replies: _Replies) -> None:
         """Ask the standings process for a table or the files when each is due (see
-        :meth:`_publish`), one request at a time."""
+        :meth:`_publish`), one request at a time, the games recorded since the last one
+        sent with it. Woken by :meth:`_record` only when what is due may have changed (a
+        table due, the first game since the files were last asked for)."""
         while True:
             self._news = trio.Event()  # before looking: a game recorded from now on wakes us
             now = trio.current_time()
             table = self._tables_due[0] if self._tables_due and now >= self._table_pace.next else None
-            files = len(self.records) > published and progress.done < progress.total
+            files = len(self.records) > self._published and progress.done < progress.total
             if table is None and not (files and now >= self._file_pace.next):
                 wake = min(
                     self._table_pace.next if self._tables_due else math.inf,
@@ -432,13 +446,14 @@ class Tournament:
                 done, count, one_line = table
                 self._send(self._table_request(done, count, one_line, test))
             else:
-                published = len(self.records)
-                self._send(("files", progress.done, progress.total, published, test))
+                self._published = len(self.records)
+                self._send(("files", progress.done, progress.total, self._published, test))
             self._asked = True
             reply = await replies.next()
             self._asked = False
             if reply is None:  # it ended: the run goes on, its end writes the standings
                 self._to_standings = None
+                self._unsent = []
                 self.say("note: the periodic standings stopped (their process ended); the run goes on")
                 return
             if reply[0] == "say":  # paced by what it cost there, not by the process's start
@@ -454,7 +469,11 @@ class Tournament:
                 self.say(f"note: the standings could not be written ({reply[1]}); the run goes on")
 
     async def _last_table(
-        self, stdin: trio.abc.SendStream, outbox: trio.MemoryReceiveChannel[bytes], replies: _Replies
+        self,
+        stdin: trio.abc.SendStream,
+        outbox: trio.MemoryReceiveChannel[bytes],
+        replies: _Replies,
+        unsent: list[GameSummary],
     ) -> None:
         """Once the games are over (not stopped by a signal): the table being computed and
         the last one due, printed before the final one, so a run shorter than the standings
@@ -470,7 +489,9 @@ class Tournament:
             while self._asked or self._tables_due:
                 if not self._asked:
                     done, count, one_line = self._tables_due.pop(0)
-                    await stdin.send_all(frame(self._table_request(done, count, one_line, self.plan.test())))
+                    request = self._table_request(done, count, one_line, self.plan.test())
+                    await stdin.send_all(_frames(unsent, request))
+                    unsent = []
                     self._asked = True
                 reply = await replies.next()
                 if reply is None:
@@ -495,11 +516,32 @@ class Tournament:
             self.publisher.writes.append(reply[1:4])
 
     def _send(self, message: tuple[object, ...]) -> None:
+        """Queue ``message`` for the standings process, after the games not sent yet."""
         if self._to_standings is not None:
-            self._to_standings.send_nowait(frame(message))
+            unsent, self._unsent = self._unsent, []
+            self._to_standings.send_nowait(_frames(unsent, message))
+
+    def _send_unsent(self) -> None:
+        if self._to_standings is not None and self._unsent:
+            unsent, self._unsent = self._unsent, []
+            self._to_standings.send_nowait(_frames(unsent, None))
 
     def _write_page(self, st: Standings, progress: Progress, running: bool) -> None:
         self.publisher.page(st, self.records, self.plan.test(), (progress.done, progress.total), running)
+
+
+UNSENT_MAX = 256
+"""Games recorded that are sent to the standings process without waiting for its next
+request (a run whose tables and files are far apart)."""
+
+
+def _frames(games: list[GameSummary], message: tuple[object, ...] | None) -> bytes:
+    """The frames of ``games`` (one ``("game", summary)`` each, as the standings process
+    reads them) and of ``message``, for one write."""
+    parts = [frame(("game", summary)) for summary in games]
+    if message is not None:
+        parts.append(frame(message))
+    return b"".join(parts)
 
 
 class _Replies:
