@@ -9,7 +9,8 @@ the output folder (:mod:`~referee.tournament.store`), the ratings
 * as many workers as the executor has slots take games in the plan's order (so the two
   games of an opening pair start together), each inside the one nursery of the run;
 * each finished game is appended to ``OUTPUT/results.jsonl`` and synced to disk before the
-  next line of output, in a worker thread so no bot's clock is charged for our disk;
+  next line of output, in a worker thread while other games are in flight, so no bot's
+  clock is charged for our disk (with none in flight no clock runs: it is written at once);
 * running the same config again resumes: games already in the file are not played again.
   ``OUTPUT/tournament.json`` holds the config's fingerprint, and a config that would mix
   incompatible results (other commands, board size, clock, openings) is refused;
@@ -315,7 +316,10 @@ class Tournament:
         # Shielded: once a game has finished, its record is written whatever happens.
         with trio.CancelScope(shield=True):
             try:
-                await trio.to_thread.run_sync(self.appender.append, record)
+                if self._in_flight <= 1:  # no other game is waiting for a bot: no hop to a thread
+                    self.appender.append(record)
+                else:
+                    await trio.to_thread.run_sync(self.appender.append, record)
             except OSError as exc:  # disk full, permissions: stop, keep what is written
                 raise ResultsError(
                     f"cannot write the result of {game.slot} to {shown(self.results.path)}: {exc}; "
