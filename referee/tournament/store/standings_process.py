@@ -6,7 +6,10 @@ games of quick bots slow down about four times. This process is started by the r
 (``python -m referee.tournament.store.standings_process``), is given the run's records and
 then each new one as it is recorded, and on request prints a table or writes the standings
 files and the page (:class:`~referee.tournament.store.publish.Publisher`, with its replays
-made once a game), saying when it ran. It ends when its input ends.
+made once a game), saying when it ran. It ends when its input ends. Each table and page
+counts only the records new since the last one (:class:`Prefix`), so their cost does not
+grow with the run (the page's rating chart, a fit at 24 points of the run, still takes a
+pass over the summaries: its cadence keeps it a share of the run).
 
 The messages both ways are frames: a 4-byte big-endian length, then a pickle (between two
 processes of this program over their own pipes). In: ``("init", settings, records)``,
