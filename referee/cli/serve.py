@@ -17,16 +17,18 @@ T = TypeVar("T")
 def add_serve_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "serve",
-        help="a web server: the runs' standings and games, live games, and playing a bot",
+        help="a web server: the runs' standings and games, ladders, live games, and playing a bot",
         description=(
             "Serve results folders (each OUTPUT, or the ones found under it) in the browser: the "
             "standings pages, every game, the games of a tournament in progress, and /play, where a "
-            "person plays a bot of --bots FILE. The JSON API is in docs/api.md. Binds 127.0.0.1 "
-            "unless told otherwise; another host needs --token."
+            "person plays a bot of --bots FILE. A ladder's output folder (its ladder.sqlite, read "
+            "only) is served too: its rating list, each bot's rating history and games, its live "
+            "games. The JSON API is in docs/api.md. Binds 127.0.0.1 unless told otherwise; another "
+            "host needs --token."
         ),
     )
     p.add_argument(
-        "outputs", nargs="*", type=Path, metavar="OUTPUT", help="results folders (default: results)"
+        "outputs", nargs="*", type=Path, metavar="OUTPUT", help="results or ladder folders (default: results)"
     )
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     p.add_argument(
