@@ -64,6 +64,7 @@ def ladder_config(tmp_path: Path, n: int = 4, **overrides: object) -> Path:
         ({"pairing": {"kind": "information", "seed": 3}}, "pairing.seed", "goes with kind: rating-noise"),
         ({"pairing": {"kind": "swiss"}}, "pairing.kind", "expected 'rating-noise' or 'information'"),
         ({"min_games": 0}, "min_games", "expected an integer >= 1"),
+        ({"keep_logs": -1}, "keep_logs", "expected an integer >= 0"),
         ({"on_change": "maybe"}, "on_change", "expected 'refuse' or 'new-entry'"),
         ({"board_size": 99}, "board_size", "expected an integer from"),
         ({"schedule": {"kind": "swiss"}}, "schedule", "unknown key"),

@@ -259,3 +259,23 @@ def test_a_bot_that_does_not_start_sits_out(tmp_path: Path, marker: str) -> None
     assert "warning: bot b4 does not start" in proc.stdout
     assert not any("b4" in slot for slot in counted(load_ladder(path).store))
     assert wait_until_gone(marker) == []
+
+
+def test_only_the_last_rounds_logs_are_kept(tmp_path: Path, marker: str) -> None:
+    path = write(tmp_path, marker, keep_logs=2)
+    logs = load_ladder(path).logs
+    logs.mkdir(parents=True)
+    (logs / "notes.txt").write_text("an operator's file: not a round's\n")
+    assert run(str(path), "--rounds", "4", "--quiet").returncode == 0
+    rounds = {name.split("-")[0] for name in (p.name for p in logs.iterdir()) if name.startswith("r")}
+    assert rounds == {"r3", "r4"}
+    assert len([p for p in logs.iterdir() if p.name.startswith("r4-")]) == 8  # 4 games, 2 seats
+    assert (logs / "notes.txt").exists()
+    # keep_logs: 0 keeps every round's.
+    data = yaml.safe_load(path.read_text())
+    data["keep_logs"] = 0
+    path.write_text(yaml.safe_dump(data))
+    assert run(str(path), "--rounds", "1", "--quiet").returncode == 0
+    rounds = {p.name.split("-")[0] for p in logs.iterdir() if p.name.startswith("r")}
+    assert rounds == {"r3", "r4", "r5"}
+    assert wait_until_gone(marker) == []

@@ -31,6 +31,8 @@ from referee.tournament.config.values import TournamentConfig
 STORE = "ladder.sqlite"
 """The store's file name in the ladder's ``output`` folder."""
 DEFAULT_MIN_GAMES = 100
+DEFAULT_KEEP_LOGS = 1000
+"""Rounds whose bot logs a ladder keeps (see :mod:`referee.ladder.logs`)."""
 DEFAULT_NOISE = 100.0
 MAX_GAMES_PER_PAIRING = 100
 
@@ -120,6 +122,8 @@ class LadderConfig:
     """The top-level rule (the bots' default, and the remote bots' rule)."""
     remote: RemoteSpec | None = None
     """None: the ladder accepts no connections."""
+    keep_logs: int = DEFAULT_KEEP_LOGS
+    """Rounds whose bot logs are kept (0: all)."""
 
     @property
     def output(self) -> Path:
@@ -221,7 +225,13 @@ REMOTE = Key(
 )  # fmt: skip
 BOT_PROGRAM = "program"
 BOT_ON_CHANGE = "on_change"
-LADDER_ONLY = (ANCHORS, MIN_GAMES, PAIRING, GAMES_PER_PAIRING, ON_CHANGE, REMOTE)
+KEEP_LOGS = Key(
+    "keep_logs",
+    integer(0),
+    "the rounds whose bot logs are kept: after each round, older rounds' logs are deleted (0: all kept)",
+    default=DEFAULT_KEEP_LOGS,
+)
+LADDER_ONLY = (ANCHORS, MIN_GAMES, PAIRING, GAMES_PER_PAIRING, ON_CHANGE, REMOTE, KEEP_LOGS)
 TOP = Key(
     "",
     Check[object]("a ladder config"),
@@ -313,6 +323,7 @@ def parse_ladder(
         bots=tuple(bots),
         anchors=anchors,
         min_games=top.get(MIN_GAMES),
+        keep_logs=top.get(KEEP_LOGS),
         pairing=pairing,
         games_per_pairing=games_per_pairing,
         on_change=default_change,

@@ -47,6 +47,7 @@ from referee.ladder.config import LadderConfig
 from referee.ladder.connections import RemoteHub
 from referee.ladder.entries import apply, decide
 from referee.ladder.identity import Identity, fingerprint
+from referee.ladder.logs import prune_logs
 from referee.ladder.pairing import pair_round, round_games
 from referee.ladder.ratings import pairing_ratings
 from referee.ladder.status import anchor_of, status_text
@@ -252,6 +253,9 @@ class Ladder:
                             await self._play(executor, games)
                             if await trio.to_thread.run_sync(self.store.end_round, number):
                                 self.rounds_played += 1
+                                await trio.to_thread.run_sync(
+                                    prune_logs, self.config.logs, number, self.config.keep_logs
+                                )
             finally:
                 guard.cancel_scope.cancel()
 
