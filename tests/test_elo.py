@@ -480,3 +480,25 @@ def test_pentanomial_interval_at_a_large_gap() -> None:
     assert p is not None and p.counts == (0, 0, 0, 1, 19)
     assert math.isfinite(p.high) and p.low < 800 < p.high
     assert abs((p.high - p.elo) - (p.elo - p.low)) > 5
+
+
+def test_beta_quantile_stops_where_bisection_stands_still() -> None:
+    """The quantile's bisection stops once a step changes nothing (every further step is
+    the same): the same bits as all of its 100 steps, in the tails and in the middle."""
+    from referee.ratings.pentanomial import beta_cdf, beta_quantile
+
+    def all_steps(q: float, a: float, b: float) -> float:
+        lo, hi = -60.0, 60.0
+        for _ in range(100):
+            mid = (lo + hi) / 2.0
+            if beta_cdf(1.0 / (1.0 + math.exp(-mid)), a, b) < q:
+                lo = mid
+            else:
+                hi = mid
+        return 1.0 / (1.0 + math.exp(-(lo + hi) / 2.0))
+
+    rng = random.Random(11)
+    for _ in range(60):
+        q = rng.choice([1e-9, 0.025, 0.5, 0.975])
+        a, b = rng.uniform(0.5, 3000.0), rng.uniform(0.5, 3000.0)
+        assert beta_quantile(q, a, b) == all_steps(q, a, b)

@@ -159,8 +159,12 @@ def beta_quantile(q: float, a: float, b: float) -> float:
     for _ in range(100):
         mid = (lo + hi) / 2.0
         if beta_cdf(1.0 / (1.0 + math.exp(-mid)), a, b) < q:
+            if mid == lo:  # nothing left between them: every further step is this one
+                break
             lo = mid
         else:
+            if mid == hi:
+                break
             hi = mid
     return 1.0 / (1.0 + math.exp(-(lo + hi) / 2.0))
 
