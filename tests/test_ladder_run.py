@@ -261,6 +261,34 @@ def test_a_bot_that_does_not_start_sits_out(tmp_path: Path, marker: str) -> None
     assert wait_until_gone(marker) == []
 
 
+def test_a_bot_that_stops_starting_sits_out_and_the_others_play_on(tmp_path: Path, marker: str) -> None:
+    """A bot that started for the ladder's first look, then cannot start for its games: after
+    3 failed starts in a row it sits out, its pending games are cancelled, the ladder goes on."""
+    path = write(tmp_path, marker, n=5)
+    started = tmp_path / "started-once"
+    wrapper = tmp_path / "flaky.sh"
+    wrapper.write_text(
+        f'#!/bin/sh\nif [ -e "{started}" ]; then exit 3; fi\n: > "{started}"\n'
+        f"exec {sys.executable} {tmp_path / 'bot4.py'} --seed 4\n"
+    )
+    wrapper.chmod(0o755)
+    data = yaml.safe_load(path.read_text())
+    data["bots"][4]["command"] = [str(wrapper)]
+    path.write_text(yaml.safe_dump(data))
+    proc = run(str(path), "--rounds", "4")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: bot b4 could not start 3 times in a row" in proc.stdout
+    assert "it sits out the rest of this run, the others play on" in proc.stdout
+    with LadderStore(load_ladder(path).store) as store:
+        counts = store.counts()
+        slots = store.slot_keys()
+    assert counts["rounds"] == 4
+    assert not any("b4" in slot for slot in slots)  # its games were void, none counted
+    assert 3 <= counts.get("void", 0) <= 4  # the starts that failed (a pair's two at once)
+    assert {s.split("-")[0] for s in slots} >= {"r3", "r4"}  # the others played on
+    assert wait_until_gone(marker) == []
+
+
 def test_only_the_last_rounds_logs_are_kept(tmp_path: Path, marker: str) -> None:
     path = write(tmp_path, marker, keep_logs=2)
     logs = load_ladder(path).logs

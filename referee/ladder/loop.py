@@ -12,7 +12,10 @@ that does not start sits this run out), then round after round:
   game is committed to the store (in a worker thread: an fsync must not stall the clocks
   of the games in flight, and shielded: once a game has finished its record is written)
   before it counts, is printed or changes a rating;
-* the next round starts only when the last has ended (every game recorded).
+* the next round starts only when the last has ended (every game recorded);
+* a bot that could not start 3 times in a row (its games void) sits out the rest of the
+  run, its pending games cancelled: a ladder runs for weeks, one broken bot must not stop
+  the others' games (a tournament stops instead: its schedule needs every bot).
 
 Remote bots (``remote:``, :mod:`.connections`): the ladder listens for ``vastuz connect``;
 a round pairs the remote bots connected at its start beside the local ones, and a remote
@@ -105,6 +108,8 @@ class Ladder:
         self._executor: Executor | None = None
         self.hub: RemoteHub | None = None
         self.local: set[str] = set()
+        self.benched: set[str] = set()
+        """Bots that could not start too often in a row: they sit out the rest of the run."""
         self._waiting_said = False
         """The labels of the local bots playing this run."""
 
@@ -243,7 +248,12 @@ class Ladder:
                         while self.stopping is None and (
                             self.rounds is None or self.rounds_played < self.rounds
                         ):
-                            playing = self.local | (set() if hub is None else hub.connected())
+                            playing = (
+                                self.local | (set() if hub is None else hub.connected())
+                            ) - self.benched
+                            if len(playing) < 2 and hub is None:
+                                self._stop_run(RunStopped("fewer than two bots can play"))
+                                break
                             if len(playing) < 2 and hub is not None:
                                 await self._wait_for_bots(hub, playing)
                                 continue
@@ -276,7 +286,8 @@ class Ladder:
         )
         with trio.move_on_after(self.config.remote.rejoin_wait):
             while self.stopping is None and not wanted <= hub.connected():
-                await hub.wait_change()
+                with trio.move_on_after(WAIT_POLL):  # a stop is seen within WAIT_POLL
+                    await hub.wait_change()
 
     async def _wait_for_bots(self, hub: RemoteHub, playing: set[str]) -> None:
         if not self._waiting_said:
@@ -347,6 +358,12 @@ class Ladder:
         async def worker() -> None:
             while self.stopping is None and queue:
                 batch = [queue.pop() for _ in range(min(executor.batch_size, len(queue)))]
+                benched = [g for g in batch if not self.benched.isdisjoint(g.bots)]
+                if benched:
+                    await self._cancel(benched, "a bot of theirs sits out (it could not start)")
+                    batch = [g for g in batch if g not in benched]
+                    if not batch:
+                        continue
                 self.in_flight += len(batch)
                 try:
                     await executor.play(batch, self._record)
@@ -363,6 +380,11 @@ class Ladder:
 
         async def next_game() -> ScheduledGame | None:
             while self.stopping is None and queue:
+                benched = [g for g in queue if not self.benched.isdisjoint(g.bots)]
+                if benched:
+                    for g in benched:
+                        queue.remove(g)
+                    await self._cancel(benched, "a bot of theirs sits out (it could not start)")
                 gone = [g for g in queue if any(b not in self.local and b not in hub.players for b in g.bots)]
                 if gone:
                     for g in gone:
@@ -407,10 +429,22 @@ class Ladder:
             return
         self.played += 1
         for label, failure in played.starts:
-            cannot_start = self.start_failures.count(label, failure)
-            if cannot_start is not None:
-                self._stop_run(cannot_start)
+            self.start_failures.count(label, failure)
+            times = self.start_failures.in_a_row[label]
+            if failure is not None and times >= self.start_failures.limit and label not in self.benched:
+                # A ladder runs for weeks: one broken bot must not stop the others' games.
+                self.benched.add(label)
+                self.say(
+                    f"warning: bot {label} could not start {times} times in a row (last: {failure}); its "
+                    "games are void, not rated: it sits out the rest of this run, the others play on. Fix "
+                    "its command, cwd or env, then restart the ladder",
+                    always=True,
+                )
         self.say(game_line(game, record, worker))
+
+    async def _cancel(self, games: Sequence[ScheduledGame], why: str) -> None:
+        await trio.to_thread.run_sync(self.store.cancel, [g.slot for g in games])
+        self.say(f"round {games[0].round}: {len(games)} game(s) cancelled: {why}")
 
     async def _watch_stop_file(self, path: Path) -> None:
         while not path.exists():
