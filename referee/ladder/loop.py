@@ -108,10 +108,10 @@ class Ladder:
         self._executor: Executor | None = None
         self.hub: RemoteHub | None = None
         self.local: set[str] = set()
+        """The labels of the local bots playing this run."""
         self.benched: set[str] = set()
         """Bots that could not start too often in a row: they sit out the rest of the run."""
         self._waiting_said = False
-        """The labels of the local bots playing this run."""
 
     # -- output -----------------------------------------------------------------------------
     def say(self, text: str, *, always: bool = False) -> None:
