@@ -156,7 +156,7 @@ def test_local_and_remote_bots_play_each_other(tmp_path: Path, marker: str) -> N
             )
             status = ladder_cli("status", str(path))
             assert status.returncode == 0, status.stderr
-            assert "r1" in status.stdout and " connected" in status.stdout
+            assert "r1" in status.stdout and "  connected" in status.stdout  # not "not connected"
             out = stop(proc, stop_file)
     assert "remote bot r1 connected" in out and "remote bot r2 connected" in out
     games = games_of(config.store, remote_game({"r1", "r2"}))
@@ -328,7 +328,8 @@ def test_refusals(tmp_path: Path, marker: str) -> None:
             assert trio.run(_raw, url, b"\xff not json")[0] == 4400
             # r1 is one connection: five more, four pending hellos fit, the fifth does not.
             codes = trio.run(_too_many, url, 5)
-            assert sorted(codes, key=str) == [4408, 4408, 4408, 4408, 4429], codes
+            # (A connection refused just before may still be closing, and count, for a moment.)
+            assert 4429 in codes and codes.count(4408) >= 3 and set(codes) <= {4408, 4429}, codes
             # A new token: the old one stops working at once (the ladder reads the store).
             t2_new = add_bot(path, "r2", "--new-token")
             assert trio.run(_raw, url, Hello("r2", t2, "sha256:x").message())[0] == 4401
