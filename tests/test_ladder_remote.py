@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import pytest
 import trio
 from processes import processes_with
 from runs import reaped, vastuz, wait_for
@@ -212,6 +213,10 @@ def test_a_connection_lost_mid_game_is_a_crash_and_the_bot_rejoins(tmp_path: Pat
             lambda: "not connected" in ladder_cli("status", str(path)).stdout, "r1 not connected", proc, 30
         )
         before = len(games_of(config.store, remote_game({"r1"})))
+        # Another answer to 'name' under the same name: refused (on_change: refuse), exit 2.
+        changed = connect(url, "r1", token, marker, "--seed", "4")
+        _, err = changed.communicate(timeout=60)
+        assert changed.returncode == 2 and "(code 4403)" in err and "its answer to 'name'" in err, err
         # The same program and answers ('name' says the fault), now without the wait.
         again = ("--fault", "slow-once", "--after", "2", "--delay", "0")
         with clients(connect(url, "r1", token, marker, *again)):
@@ -482,3 +487,21 @@ def test_the_client_sends_each_complete_response_as_one_message() -> None:
     assert got == [b"=4 x\n\n"]
     assert cut.feed(b"y" * 100) == [b"y" * 100]  # no end in sight: sent as it is, memory bounded
     assert cut.feed(b"\n\n") == [b"\n\n"]
+
+
+def test_connect_refuses_bad_usage_before_connecting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VASTUZ_TOKEN", raising=False)
+
+    def connect_cli(*args: str) -> tuple[int, str]:
+        err = io.StringIO()
+        with redirect_stderr(err), redirect_stdout(io.StringIO()):
+            code = main(["connect", *args])
+        return code, err.getvalue()
+
+    url = "ws://127.0.0.1:9/"  # never reached: each is refused first
+    code, err = connect_cli(url, "--name", "r1", "--token", "t", "--", str(tmp_path / "missing-bot"))
+    assert code == 2 and "missing-bot" in err
+    code, err = connect_cli(url, "--name", "r1", "--", sys.executable, str(FAKEBOT))
+    assert code == 2 and "VASTUZ_TOKEN" in err
+    code, err = connect_cli("http://x/", "--name", "r1", "--token", "t", "--", sys.executable)
+    assert code == 2 and "ws://" in err
