@@ -505,3 +505,45 @@ def test_connect_refuses_bad_usage_before_connecting(tmp_path: Path, monkeypatch
     assert code == 2 and "VASTUZ_TOKEN" in err
     code, err = connect_cli("http://x/", "--name", "r1", "--token", "t", "--", sys.executable)
     assert code == 2 and "ws://" in err
+
+
+def test_a_remote_entrys_identity_follows_on_change(tmp_path: Path, marker: str) -> None:
+    """The hub's judgement of a connection's identity (the entries' rules): the first hello
+    sets the fingerprint; a change is refused, or under new-entry makes NAME.v2 with the same
+    token, the old entry retired."""
+    from referee.errors import ResultsError
+    from referee.ladder.connections import RemoteHub
+    from referee.ladder.identity import Identity
+
+    for rule in ("refuse", "new-entry"):
+        folder = tmp_path / rule
+        folder.mkdir()
+        path = ladder(folder, marker, on_change=rule)
+        add_bot(path, "r1")
+        config = load_ladder(path)
+        with LadderStore(config.store) as store:
+            hub = RemoteHub(config, store, say=lambda _: None, startup_timeout=5, max_line=1024)
+            (entry,) = [e for e in store.entries() if e.name == "r1"]
+            assert hub._identify(entry, Identity("sha256:a", "bot", "1")) == "r1"
+            (entry,) = [e for e in store.entries() if e.name == "r1"]
+            assert (entry.fingerprint, entry.version) == ("sha256:a", "1")
+            assert hub._identify(entry, Identity("sha256:a", "bot", "1")) == "r1"  # the same: the same entry
+            if rule == "refuse":
+                with pytest.raises(ResultsError, match="fingerprint"):
+                    hub._identify(entry, Identity("sha256:b", "bot", "1"))
+                continue
+            assert hub._identify(entry, Identity("sha256:a", "bot", "2")) == "r1.v2"
+            old, new = [e for e in store.entries() if e.name == "r1"]
+            assert old.retired is not None and new.retired is None and new.remote
+            assert new.token_hash == old.token_hash and new.version == "2"
+
+
+def test_remote_bots_need_the_local_executor(tmp_path: Path, marker: str) -> None:
+    from referee.errors import ConfigError
+
+    path = ladder(tmp_path, marker, executor={"processes": 2}, concurrency=2)
+    with pytest.raises(ConfigError, match="remote: remote bots play in the ladder's own process"):
+        load_ladder(path)
+    plain = ladder(tmp_path, marker, concurrency=2)
+    proc = ladder_cli(str(plain), "--processes", "2", "--rounds", "1")
+    assert proc.returncode == 2 and "--processes: remote bots play in the ladder's own process" in proc.stderr
