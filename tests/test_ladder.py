@@ -286,7 +286,7 @@ async def test_a_v1_store_is_migrated_with_its_records(tmp_path: Path) -> None:
         records = list(store.records())
         entries = store.entries()
         results = store.results()
-        assert store.version() == SCHEMA_VERSION == 2
+        assert store.version() == SCHEMA_VERSION == 3
     assert len(records) == 4
     # The same ladder as a file of schema version 1 (records as text, no rating columns).
     old = tmp_path / "old.sqlite"
