@@ -293,7 +293,8 @@ async def test_a_v1_store_is_migrated_with_its_records(tmp_path: Path) -> None:
     db = sqlite3.connect(old)
     db.executescript(SCHEMA_V1)
     db.executemany(
-        "INSERT INTO entries VALUES (?,?,?,?,?,?,?,?,?)", [tuple(vars(e).values()) for e in entries]
+        "INSERT INTO entries VALUES (?,?,?,?,?,?,?,?,?)",
+        [tuple(vars(e).values())[:9] for e in entries],  # version 1's columns: no remote, no token
     )
     db.execute("INSERT INTO rounds VALUES (1, 'then', 'then')")
     for k, text in enumerate(records):
