@@ -117,8 +117,6 @@ class RemoteHub:
         self._changed.set()
         self._changed = trio.Event()
 
-    poke = _poke
-
     # ------------------------------------------------------------------ PlayerSource
     def take(self, label: str, game_id: str, seat: int) -> Player:
         return self.reserved[label]
