@@ -154,6 +154,7 @@ class Client:
         self.max_message = max_message
         self.stopped: str | None = None
         self.error: str | None = None  # the server's whole reason, sent before a close
+        self.welcomed = False  # this connection was welcomed
 
     def say(self, text: str) -> None:
         print(f"vastuz connect: {text}", file=sys.stderr, flush=True)
@@ -162,6 +163,7 @@ class Client:
         """Connect, relay, and connect again after a loss; the exit code."""
         wait = BACKOFF[0]
         while True:
+            self.welcomed = False
             try:
                 await self._session()
             except Refused as exc:
@@ -174,6 +176,8 @@ class Client:
                 self.say(f"connection lost: {exc}")
                 if once:
                     return EXIT_FAILED
+            if self.welcomed:  # it played: a new loss starts the backoff afresh
+                wait = BACKOFF[0]
             self.say(f"connecting again in {wait:g} s")
             await trio.sleep(wait)
             wait = min(BACKOFF[1], wait * 2)
@@ -217,6 +221,7 @@ class Client:
                 data = control(message)
                 if data is not None:
                     if "welcome" in data:
+                        self.welcomed = True
                         self.say(f"connected to {self.url} as {data['welcome']}")
                     elif "error" in data:
                         self.error = str(data["error"])
