@@ -181,6 +181,21 @@ async def test_stderr_flood_is_drained_and_capped(tmp_path: Path) -> None:
         assert "further bytes dropped" in text
 
 
+async def test_a_stderr_log_is_made_only_when_the_bot_writes_to_stderr(tmp_path: Path) -> None:
+    quiet_log, loud_log = tmp_path / "quiet.stderr.log", tmp_path / "loud.stderr.log"
+    with trio.fail_after(GUARD):
+        async with bot(stderr_log=quiet_log) as quiet:
+            await quiet.new_game(4)
+            assert (await quiet.request(commands.genmove(Color.BLACK), 10)).response.ok
+            quiet.set_logs(loud_log, None)  # the next game's log: made by the first write
+            assert not quiet_log.exists() and quiet.log_notes() == []
+        async with bot("--fault", "flood-stderr", stderr_log=loud_log, log_cap=1000) as loud:
+            await loud.new_game(4)
+            assert (await loud.request(commands.genmove(Color.BLACK), 10)).response.ok
+    assert not quiet_log.exists()  # nothing written there: no empty file
+    assert "[truncated: log capped at 1000 bytes]" in loud_log.read_text()
+
+
 async def test_transcript_and_log_switch(tmp_path: Path) -> None:
     with trio.fail_after(GUARD):
         async with bot(transcript=tmp_path / "t1.log") as b:

@@ -75,7 +75,8 @@ async def test_full_game(
     assert a.stats.requests > 0 and a.stats.thinking_seconds <= a.stats.bot_seconds
     assert record.referee_overhead_us is not None
     assert a.returncode == 0 and b.returncode == 0  # both quit when asked
-    assert a.stderr_log is not None and Path(a.stderr_log).exists()
+    # The log is named; a bot that wrote nothing to stderr leaves no empty file.
+    assert a.stderr_log is not None and not Path(a.stderr_log).exists()
     check_gone(a.pid)
     check_gone(b.pid)
 

@@ -64,7 +64,8 @@ def test_match_with_a_faulty_bot_goes_on(tmp_path: Path, capsys: pytest.CaptureF
         for entry in r.bots:
             assert entry.transcript is not None and Path(entry.transcript).exists()
             check_gone(entry.pid)
-    assert (out / "logs" / "g0002-0-B.stderr.log").exists()
+    assert (out / "logs" / "g0002-0-B.transcript.log").exists()
+    assert not (out / "logs" / "g0002-0-B.stderr.log").exists()  # nothing on stderr: no empty log
 
 
 def test_match_fischer_empty_concurrent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -465,7 +465,7 @@ def test_a_closed_pipe_stops_cleanly_after_the_games_in_flight(tmp_path, marker)
     total = len(build_schedule(config))
     reader, writer = os.pipe()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "tournament", str(path)],
+        [sys.executable, "-m", "referee.cli", "tournament", str(path), "--transcripts"],
         cwd=ROOT,
         stdout=writer,
         stderr=subprocess.PIPE,
@@ -485,9 +485,9 @@ def test_a_closed_pipe_stops_cleanly_after_the_games_in_flight(tmp_path, marker)
     assert "Traceback" not in stderr and "Exception ignored" not in stderr
     recs = records(config.output)
     assert 1 <= len(recs) < total
-    # No game lost: every game that was started (it has a log) finished and was recorded.
-    logs = (config.output / "logs").glob("*.stderr.log")
-    started = {p.name.removesuffix(".stderr.log").rsplit("-", 2)[0] for p in logs}  # SLOT-SEAT-BOT
+    # No game lost: every game that was started (it has a transcript) finished and was recorded.
+    logs = (config.output / "logs").glob("*.transcript.log")
+    started = {p.name.removesuffix(".transcript.log").rsplit("-", 2)[0] for p in logs}  # SLOT-SEAT-BOT
     assert started == set(slots(recs))
     assert (config.output / "standings.json").exists()
     assert wait_until_gone(marker, 5) == []

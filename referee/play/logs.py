@@ -89,10 +89,18 @@ class CappedLog:
     without bound. ``path`` None discards everything. With a ``budget``, the bot's total
     across all its logs is capped too.
 
+    With ``lazy``, a file that does not exist yet is made at the first write, not before:
+    a bot that writes nothing to stderr in a game leaves no empty file (a run of instant
+    bots made two a game, most of the cost of a game outside its turns). Something
+    already at the path (a symlink, a device, an earlier file) is opened at once, as
+    without ``lazy``, so its problem is noted whether or not the bot writes.
+
     An error of the file system (opening or writing) gives the file up: the rest is
     dropped and :attr:`problem` says why, for the game's record."""
 
-    def __init__(self, path: Path | None, cap: int, budget: LogBudget | None = None) -> None:
+    def __init__(
+        self, path: Path | None, cap: int, budget: LogBudget | None = None, *, lazy: bool = False
+    ) -> None:
         self.path = path
         self.cap = cap
         self.budget = budget
@@ -100,20 +108,31 @@ class CappedLog:
         self.dropped = 0
         self.problem: str | None = None
         self._file: IO[bytes] | None = None
+        self._pending = False  # lazy: the file is opened by the first write
         if path is not None:
-            # Never through a symlink: a bot could point its log at a file of ours.
-            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            if lazy and not os.path.lexists(path):
+                self._pending = True
+            else:
+                self._open(path)
+
+    def _open(self, path: Path) -> None:
+        # Never through a symlink: a bot could point its log at a file of ours.
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
             try:
-                try:
-                    fd = os.open(path, flags, 0o644)
-                except FileNotFoundError:  # the folder first (a run's opens two files a game)
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    fd = os.open(path, flags, 0o644)
-                self._file = os.fdopen(fd, "ab", buffering=0)
-            except OSError as exc:
-                self._give_up("cannot be opened", exc)
+                fd = os.open(path, flags, 0o644)
+            except FileNotFoundError:  # the folder first
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(path, flags, 0o644)
+            self._file = os.fdopen(fd, "ab", buffering=0)
+        except OSError as exc:
+            self._give_up("cannot be opened", exc)
 
     def write(self, data: bytes | bytearray) -> None:
+        if self._pending and data:
+            self._pending = False
+            assert self.path is not None
+            self._open(self.path)
         if self._file is None:
             if self.path is not None:
                 self.dropped += len(data)
@@ -140,6 +159,7 @@ class CappedLog:
             self.dropped += len(data)
 
     def close(self) -> None:
+        self._pending = False  # a file never written stays unmade
         if self._file is not None:
             if self.dropped:
                 self._put(f"[{self.dropped} further bytes dropped]\n".encode())

@@ -365,7 +365,8 @@ class BotProcess:
 
     # ------------------------------------------------------------------ logs
     def set_logs(self, stderr_log: Path | None, transcript: Path | None) -> None:
-        """Send stderr and the transcript to new files from now on (``None``: discard).
+        """Send stderr and the transcript to new files from now on (``None``: discard);
+        the stderr log is made when the bot first writes to it (see :class:`CappedLog`).
         The notes of :meth:`log_notes` start afresh with the new files, and so do the
         protocol lines a fault's record keeps (a new game's logs: its lines only)."""
         cap = self.options.log_cap
@@ -373,7 +374,7 @@ class BotProcess:
         self._transcript.close()
         self.stderr_log_path = stderr_log
         self.transcript_path = transcript
-        self._stderr.set_log(CappedLog(stderr_log, cap, self.log_budget))
+        self._stderr.set_log(CappedLog(stderr_log, cap, self.log_budget, lazy=True))  # made when written
         self._transcript = Transcript(transcript, cap, self.log_budget)
         self.pipes.replies.transcript = self._transcript
 
