@@ -122,10 +122,11 @@ def remote_game(labels: set[str]) -> Callable[[GameRecord], bool]:
     return lambda r: bool(set(r.labels) & labels)
 
 
-def ladder(tmp_path: Path, marker: str, **overrides: object) -> Path:
+def ladder(tmp_path: Path, marker: str, *, n: int = 4, **overrides: object) -> Path:
+    """A ladder of ``n`` local fake bots (``b0``...) that listens for remote bots."""
     settings: dict[str, object] = {"remote": REMOTE, "time_control": {"per_move": 2.0, "margin": 0.5}}
     settings.update(overrides)
-    return write(tmp_path, marker, **settings)
+    return write(tmp_path, marker, n=n, **settings)
 
 
 def stop(proc: subprocess.Popen[str], stop_file: Path) -> str:
@@ -182,7 +183,7 @@ def test_local_and_remote_bots_play_each_other(tmp_path: Path, marker: str) -> N
 
 
 def test_a_connection_lost_mid_game_is_a_crash_and_the_bot_rejoins(tmp_path: Path, marker: str) -> None:
-    path = ladder(tmp_path, marker, time_control={"per_move": 8.0, "margin": 0.5})
+    path = ladder(tmp_path, marker, n=2, time_control={"per_move": 8.0, "margin": 0.5})
     config = load_ladder(path)
     token = add_bot(path, "r1")
     stop_file = tmp_path / "stop"
@@ -305,7 +306,7 @@ async def _too_many(url: str, n: int) -> list[int | None]:
 
 
 def test_refusals(tmp_path: Path, marker: str) -> None:
-    path = ladder(tmp_path, marker)
+    path = ladder(tmp_path, marker, n=2)
     config = load_ladder(path)
     t1, t2 = add_bot(path, "r1"), add_bot(path, "r2")
     stop_file = tmp_path / "stop"
@@ -344,7 +345,7 @@ def test_refusals(tmp_path: Path, marker: str) -> None:
 
 
 def test_an_oversized_message_in_a_game_is_a_loss(tmp_path: Path, marker: str) -> None:
-    path = ladder(tmp_path, marker)
+    path = ladder(tmp_path, marker, n=2)
     config = load_ladder(path)
     token = add_bot(path, "r1")
     stop_file = tmp_path / "stop"
@@ -376,7 +377,7 @@ def test_a_sigkill_with_remote_bots_then_a_restart_loses_no_game_and_repeats_non
 ) -> None:
     # A fixed port: the clients reconnect to the same address after the restart.
     remote = {**REMOTE, "listen": f"127.0.0.1:{free_port()}"}
-    path = ladder(tmp_path, marker, concurrency=2, remote=remote)
+    path = ladder(tmp_path, marker, n=2, concurrency=2, remote=remote)
     config = load_ladder(path)
     tokens = {name: add_bot(path, name) for name in ("r1", "r2")}
     slow = ("--fault", "slow", "--delay", "0.03")
