@@ -89,7 +89,8 @@ def test_the_same_games_as_in_one_process_each_once_with_the_same_logs(tmp_path,
     here = write_config(tmp_path / "one", bots, concurrency=3)
     spread = write_config(tmp_path / "many", bots, concurrency=3, executor={"processes": 2})
     for path in (here, spread):
-        run = vastuz("tournament", str(path), "--standings-every", "0")
+        # Transcripts: a log of every game (a bot's stderr log is made only when it writes).
+        run = vastuz("tournament", str(path), "--standings-every", "0", "--transcripts")
         out, err = run.communicate(timeout=300)
         assert run.returncode == 0, err
     assert "concurrency 3 over 2 referee processes" in out
