@@ -33,7 +33,7 @@ from referee.errors import ResultsError
 from referee.play.records import parse_line
 from referee.render.html import game_json
 from referee.tournament.store.files import atomic_writer
-from referee.tournament.store.results import _lines, open_nofollow
+from referee.tournament.store.results import READ_BUFFER, _lines, open_nofollow
 
 REPLAYS = "page-replays.jsonl"
 MAX_REPLAYS = 10_000
@@ -108,7 +108,7 @@ class ReplayWindow:
         entry; returns how many lines were read."""
         fresh: deque[tuple[int, int]] = deque(maxlen=self.window)
         try:
-            fh = os.fdopen(open_nofollow(self.results, os.O_RDONLY), "rb")
+            fh = os.fdopen(open_nofollow(self.results, os.O_RDONLY), "rb", buffering=READ_BUFFER)
         except FileNotFoundError:
             return 0
         except OSError as exc:
@@ -180,7 +180,7 @@ class ReplayWindow:
         if self.cache is None:
             return {}
         try:
-            fh = os.fdopen(open_nofollow(self.cache, os.O_RDONLY), "rb")
+            fh = os.fdopen(open_nofollow(self.cache, os.O_RDONLY), "rb", buffering=READ_BUFFER)
         except FileNotFoundError:
             return {}
         found: dict[int, Line] = {}

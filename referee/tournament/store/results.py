@@ -35,6 +35,9 @@ from referee.play.records import GameRecord, GameSummary, parse_line, parse_summ
 R = TypeVar("R")
 
 MAX_LINE = 64 << 20
+READ_BUFFER = 1 << 16
+"""Bytes read at a time when a results file is scanned: a record is about 10 KB, so the
+default 8 KB buffer took two reads a line, and the reads were most of a scan's cost."""
 """The longest line read as a record: a record is far shorter; a longer line is damage, and
 is skipped without being held in memory."""
 NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
@@ -106,7 +109,7 @@ class ResultsFile:
 
     def _open(self) -> BinaryIO | None:
         try:
-            return os.fdopen(open_nofollow(self.path, os.O_RDONLY), "rb")
+            return os.fdopen(open_nofollow(self.path, os.O_RDONLY), "rb", buffering=READ_BUFFER)
         except FileNotFoundError:
             return None
         except OSError as exc:
