@@ -24,7 +24,6 @@ With an odd number of bots, one with the most games sits out."""
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from referee.ladder.config import PairingSpec
 from referee.ladder.ratings import PRIOR_GAMES
 from referee.play.spec import Opening, OpeningKind
 from referee.ratings.fit import ELO_PER_NAT, cholesky, sigmoid, solve_factored
+from referee.tournament.plans.adaptive import pair_score
 from referee.tournament.slots import ScheduledGame, colour_reversed
 
 
@@ -113,11 +113,7 @@ def information_scores(
     for i in range(size):
         for j in range(i + 1, size):
             variance = max(inverse[i][i] + inverse[j][j] - 2.0 * inverse[i][j], 1e-300)
-            gap = abs(theta[i] - theta[j])
-            p = sigmoid(gap)
-            w = games_per_pairing * p * (1.0 - p)
-            doubt = 0.5 * math.erfc(gap / math.sqrt(2.0 * variance))
-            scores[(names[i], names[j])] = doubt * (variance - variance / (1.0 + w * variance))
+            scores[(names[i], names[j])] = pair_score(theta[i] - theta[j], variance, games_per_pairing)
     return scores
 
 

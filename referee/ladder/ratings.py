@@ -45,6 +45,17 @@ class Line:
             text = f"{self.elo:+.0f}"
         return text + ("?" if self.provisional else "")
 
+    def interval(self) -> str:
+        """The 95% interval as the rating list shows it (``anchor`` for the anchor, empty
+        without one)."""
+        if self.anchor:
+            return "anchor"
+        if self.low is None or self.high is None or self.elo is None or math.isnan(self.elo):
+            return ""
+        low = "-inf" if math.isinf(self.low) and self.low < 0 else f"{self.low:+.0f}"
+        high = "inf" if math.isinf(self.high) else f"{self.high:+.0f}"
+        return f"[{low}, {high}]"
+
     def for_pairing(self, default: float) -> float:
         """A finite rating to pair by: the estimate, a bound's value, else ``default``."""
         for value in (self.elo, self.low if self.bound == "lower" else self.high):

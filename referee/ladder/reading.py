@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sqlite3
 import threading
 import zlib
@@ -40,6 +39,7 @@ from referee.play.records import GameRecord
 from referee.ratings.elo import GameResult, RunningCounts
 from referee.ratings.fit import ELO_PER_NAT, fit_strengths, strongly_connected
 from referee.tournament.store.files import atomic_write
+from referee.tournament.store.results import lock_holder_alive
 
 VIEW = "ladder.json"
 """The file beside the store naming what the store does not hold (see the module)."""
@@ -275,19 +275,7 @@ def reading(folder: Path) -> Iterator[StoreReader]:
 
 def running(folder: Path) -> bool:
     """Whether a ladder writes ``folder`` now: the pid its lock file names is alive."""
-    try:
-        pid = int((folder / ".lock").read_text(encoding="utf-8").strip() or "0")
-    except (OSError, ValueError):
-        return False
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return lock_holder_alive(folder)
 
 
 # ---------------------------------------------------------------------------------- the model

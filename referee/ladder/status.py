@@ -13,7 +13,6 @@ export`` read the folder like a tournament's.
 from __future__ import annotations
 
 import datetime as _dt
-import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -47,16 +46,6 @@ def status_lines(config: LadderConfig, store: LadderStore) -> tuple[list[Line], 
         min_games=config.min_games,
     )
     return lines, entries
-
-
-def _interval(line: Line) -> str:
-    if line.anchor:
-        return "anchor"
-    if line.low is None or line.high is None or line.elo is None or math.isnan(line.elo):
-        return ""
-    low = "-inf" if math.isinf(line.low) and line.low < 0 else f"{line.low:+.0f}"
-    high = "inf" if math.isinf(line.high) else f"{line.high:+.0f}"
-    return f"[{low}, {high}]"
 
 
 def status_text(config: LadderConfig, store: LadderStore) -> str:
@@ -96,7 +85,7 @@ def status_text(config: LadderConfig, store: LadderStore) -> str:
                 str(k),
                 line.label,
                 line.shown(),
-                _interval(line),
+                line.interval(),
                 str(line.games),
                 f"{line.wins}-{line.draws}-{line.losses}",
                 printable(version)[:40],

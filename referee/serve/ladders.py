@@ -163,17 +163,6 @@ def _finite(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, 1)
 
 
-def interval(line: Line) -> str:
-    """The 95% interval as ``vastuz ladder status`` shows it (``anchor`` for the anchor)."""
-    if line.anchor:
-        return "anchor"
-    if line.low is None or line.high is None or line.elo is None or math.isnan(line.elo):
-        return ""
-    low = "-inf" if math.isinf(line.low) and line.low < 0 else f"{line.low:+.0f}"
-    high = "inf" if math.isinf(line.high) else f"{line.high:+.0f}"
-    return f"[{low}, {high}]"
-
-
 def entry_state(line: Line, entry: EntryRow | None, view: View) -> str:
     """``anchor``, ``active`` or ``retired`` (replaced, or a local bot the config no longer has)."""
     if line.anchor:
@@ -203,7 +192,7 @@ def bot_rows(state: State) -> list[dict[str, Any]]:
                 "low": _finite(line.low),
                 "high": _finite(line.high),
                 "bound": line.bound,
-                "interval": interval(line),
+                "interval": line.interval(),
                 "provisional": line.provisional,
                 "anchor": line.anchor,
                 "games": line.games,
@@ -336,7 +325,6 @@ __all__ = [
     "game_record",
     "game_rows",
     "history_json",
-    "interval",
     "ladder_json",
     "stamp",
     "summary",

@@ -9,7 +9,6 @@ recomputed on each listing, so a run that starts later appears.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from referee.render.standings_text import render
 from referee.tournament.store.files import OLD_MATCH_RESULTS, RESULTS
 from referee.tournament.store.folder import latest_records, load_standings
 from referee.tournament.store.pages import standings_html
-from referee.tournament.store.results import ResultsFile
+from referee.tournament.store.results import ResultsFile, lock_holder_alive
 
 MAX_DEPTH = 3
 """How deep under a given folder results folders are looked for."""
@@ -42,19 +41,7 @@ class Run:
     @property
     def running(self) -> bool:
         """Whether a run is writing the folder now: the pid its lock file names is alive."""
-        try:
-            pid = int((self.folder / ".lock").read_text(encoding="utf-8").strip() or "0")
-        except (OSError, ValueError):
-            return False
-        if pid <= 0:
-            return False
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
+        return lock_holder_alive(self.folder)
 
 
 def _is_run(folder: Path) -> bool:

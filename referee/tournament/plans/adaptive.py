@@ -318,13 +318,7 @@ class AdaptiveSchedule(Quiet):
             c[a], c[b] = 1.0, -1.0
             x = _solve(low, c)
             variance = max(x[a] - x[b], 1e-300)
-            d = theta[a] - theta[b]
-            p = sigmoid(d)
-            w = 2.0 * p * (1.0 - p)
-            doubt = 0.5 * math.erfc(d / math.sqrt(2.0 * variance))
-            result[(self.plan.bots[a], self.plan.bots[b])] = doubt * (
-                variance - variance / (1.0 + w * variance)
-            )
+            result[(self.plan.bots[a], self.plan.bots[b])] = pair_score(theta[a] - theta[b], variance, 2)
         return result
 
     def choose(self) -> tuple[str, str]:
@@ -413,6 +407,18 @@ class AdaptiveGames:
         first, second = self.schedule.start_pair()
         self.pending.append(second)
         return first
+
+
+def pair_score(gap: float, variance: float, games: int) -> float:
+    """``Phi(-|d| / sqrt(V)) * (V - V / (1 + w V))`` (the module docstring): how doubtful
+    the order of two bots ``gap`` nats apart is, whose gap has the variance ``variance``,
+    times how much ``games`` more games between them (information ``w``) would narrow it.
+    The ladder's information pairing scores its pairings with it too."""
+    gap = abs(gap)
+    p = sigmoid(gap)
+    w = games * p * (1.0 - p)
+    doubt = 0.5 * math.erfc(gap / math.sqrt(2.0 * variance))
+    return doubt * (variance - variance / (1.0 + w * variance))
 
 
 def _cholesky(matrix: list[list[float]]) -> list[list[float]]:

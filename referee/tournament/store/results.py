@@ -315,6 +315,25 @@ def _lines(fh: BinaryIO) -> Iterator[tuple[int, bytes | None, int, bool]]:
         yield lineno, None, length, whole
 
 
+def lock_holder_alive(folder: Path) -> bool:
+    """Whether a run writes ``folder`` now: the pid its lock file (:class:`FolderLock`)
+    names is alive. For readers in other processes (``vastuz serve``): the lock itself is
+    the writers' guard."""
+    try:
+        pid = int((folder / ".lock").read_text(encoding="utf-8").strip() or "0")
+    except (OSError, ValueError):
+        return False
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class FolderLock:
     """An exclusive lock on an output folder, so two runs never write one results file.
 
