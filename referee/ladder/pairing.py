@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from referee.ladder.config import PairingSpec
 from referee.ladder.ratings import PRIOR_GAMES
 from referee.play.spec import Opening, OpeningKind
-from referee.ratings.fit import ELO_PER_NAT, cholesky, sigmoid, solve_factored
+from referee.ratings.fit import ELO_PER_NAT, add_information, cholesky, solve_factored
 from referee.tournament.plans.adaptive import pair_score
 from referee.tournament.slots import ScheduledGame, colour_reversed
 
@@ -100,13 +100,7 @@ def information_scores(
     for a, b, _, n in tallies:
         if a not in index or b not in index or a == b:
             continue  # a bot that does not play this round: its games still rated it
-        i, j = index[a], index[b]
-        p = sigmoid(theta[i] - theta[j])
-        w = n * p * (1.0 - p)
-        info[i][i] += w
-        info[j][j] += w
-        info[i][j] -= w
-        info[j][i] -= w
+        add_information(info, index[a], index[b], n, theta)
     low = cholesky(info)
     inverse = [solve_factored(low, [1.0 if r == k else 0.0 for r in range(size)]) for k in range(size)]
     scores: dict[tuple[str, str], float] = {}

@@ -17,22 +17,18 @@ connection; each game resets the board as for any player (``boardsize``, ``clear
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 import trio
 from trio_websocket import ConnectionClosed, WebSocketConnection
 
-from protocol import commands
 from protocol.framing import ProtocolError
 from protocol.messages import Command
 from referee.play.faults import BotCrashed, BotFault, BotProtocolError, BotTimeout
+from referee.play.handshake import handshake
 from referee.play.logs import Transcript
 from referee.play.player import Exchange
 from referee.play.replies import Replies
-
-T = TypeVar("T")
 
 
 class RemotePlayer:
@@ -142,18 +138,12 @@ class RemotePlayer:
     async def handshake(self, timeout: float, board_size: int) -> None:
         """What a bot process's start does after the spawn, within ``timeout`` (plus the
         margin per command); a :class:`BotFault` if it fails."""
-        deadline = trio.current_time() + timeout
 
-        def left() -> float:
-            return max(0.0, deadline - trio.current_time())
+        def refusal(command: Command, exc: ProtocolError, text: str) -> BotProtocolError:
+            return BotProtocolError(self.label, str(command), str(exc), text)
 
-        text = await self._call(commands.protocol_version(), left())
-        self._parse(commands.protocol_version(), commands.parse_protocol_version, text)
-        self.name = (await self._call(commands.name(), left())).strip().split("\n")[0][:200]
-        self.version = (await self._call(commands.version(), left())).strip().split("\n")[0][:200]
-        listed = await self._call(commands.list_commands(), left())
-        self.commands = self._parse(commands.list_commands(), commands.parse_list_commands, listed)
-        await self._call(commands.boardsize(board_size), left())
+        introduced = await handshake(self._call, refusal, timeout, board_size)
+        self.name, self.version, self.commands = introduced.name, introduced.version, introduced.commands
 
     async def _call(self, command: Command, timeout: float) -> str:
         exchange = await self.request(command, timeout)
@@ -163,12 +153,6 @@ class RemotePlayer:
                 exchange.response.text,
             )  # fmt: skip
         return exchange.response.text
-
-    def _parse(self, command: Command, parser: Callable[[str], T], text: str) -> T:
-        try:
-            return parser(text)
-        except ProtocolError as exc:
-            raise BotProtocolError(self.label, str(command), str(exc), text) from None
 
 
 def describe_close(exc: ConnectionClosed) -> str:

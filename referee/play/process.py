@@ -49,10 +49,9 @@ import os
 import shlex
 import signal
 import subprocess
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TypeVar
 
 import trio
 
@@ -64,6 +63,7 @@ from referee.play.command import BotCommand, split_command
 from referee.play.containment import BotTree, LimitWatch, Usage
 from referee.play.cpu import pin_child
 from referee.play.faults import BotFault, BotOverMemory, BotOverProcesses, BotProtocolError, BotStartError
+from referee.play.handshake import handshake
 from referee.play.hints import start_hints
 from referee.play.limits import Limits, describe_size
 from referee.play.logs import CappedLog, LogBudget, Transcript
@@ -76,9 +76,6 @@ from referee.play.replies import Pending, Replies
 from referee.play.sandbox import Sandbox, wrap
 from referee.play.spec import DEFAULT_COMMAND_TIMEOUT
 from referee.play.stderr import StderrDrain
-
-T = TypeVar("T")
-
 
 # ---------------------------------------------------------------------------- the process
 
@@ -293,34 +290,16 @@ class BotProcess:
         return None if self.cwd is None else Path(self.cwd)
 
     async def _handshake(self) -> None:
-        deadline = trio.current_time() + self.options.startup_timeout
-
-        def left() -> float:
-            return max(0.0, deadline - trio.current_time())
-
-        version = await self.call(commands.protocol_version(), left())
-        self._parse(commands.protocol_version(), commands.parse_protocol_version, version)
-        self.name = (await self.call(commands.name(), left())).strip().split("\n")[0][:200]
-        self.version = (await self.call(commands.version(), left())).strip().split("\n")[0][:200]
-        listed = await self.call(commands.list_commands(), left())
-        self.commands = self._parse(commands.list_commands(), commands.parse_list_commands, listed)
-        board_size = self.options.board_size
-        if board_size is not None:
-            # Part of the handshake when the size is known: a bot that cannot play it
-            # fails at start-up, within the start-up deadline.
-            await self.call(commands.boardsize(board_size), left())
-        for line in self.options.startup_commands:  # the bot's own settings, in order
-            name, *args = line.split()
-            await self.call(Command(None, name, tuple(args)), left())
-
-    def _parse(self, command: Command, parser: Callable[[str], T], text: str) -> T:
-        """Apply a reply parser; its :class:`ProtocolError` becomes a protocol fault."""
-        try:
-            return parser(text)
-        except ProtocolError as exc:
-            raise BotProtocolError(
+        def refusal(command: Command, exc: ProtocolError, text: str) -> BotProtocolError:
+            return BotProtocolError(
                 self.label, self.pipes.replies.last_command or str(command), str(exc), text
-            ) from None
+            )
+
+        options = self.options
+        introduced = await handshake(
+            self.call, refusal, options.startup_timeout, options.board_size, options.startup_commands
+        )
+        self.name, self.version, self.commands = introduced.name, introduced.version, introduced.commands
 
     def knows(self, command_name: str) -> bool:
         """Whether the bot listed ``command_name`` in ``list_commands``."""

@@ -20,6 +20,7 @@ from operator import mul
 __all__ = [
     "ELO_PER_NAT",
     "PairList",
+    "add_information",
     "cholesky",
     "fit_constrained",
     "fit_strengths",
@@ -176,6 +177,17 @@ def strong_components(size: int, pairs: PairList) -> list[int]:
         for member in members:
             label[member] = number
     return label
+
+
+def add_information(info: list[list[float]], i: int, j: int, games: float, theta: Sequence[float]) -> None:
+    """Add the Fisher information of ``games`` between bots ``i`` and ``j`` at strengths
+    ``theta`` (nats) to ``info``: each game weighs ``p (1 - p)`` on the gap ``i - j``."""
+    p = sigmoid(theta[i] - theta[j])
+    w = games * p * (1.0 - p)
+    info[i][i] += w
+    info[j][j] += w
+    info[i][j] -= w
+    info[j][i] -= w
 
 
 def cholesky(matrix: Sequence[Sequence[float]]) -> list[list[float]]:

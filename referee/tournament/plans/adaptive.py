@@ -54,7 +54,7 @@ from typing import ClassVar
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
-from referee.ratings.fit import fit_strengths, sigmoid, strongly_connected, with_prior
+from referee.ratings.fit import add_information, fit_strengths, sigmoid, strongly_connected, with_prior
 from referee.tournament.plans.plan import Checks, Field, Quiet, TestView, even
 from referee.tournament.slots import PairKeys, ScheduledGame, colour_reversed
 
@@ -302,14 +302,8 @@ class AdaptiveSchedule(Quiet):
         info = [[1.0 / size] * size for _ in range(size)]
         for i in range(size):
             for j in range(i + 1, size):
-                n = self._scheduled[i][j]
-                if n:
-                    p = sigmoid(theta[i] - theta[j])
-                    w = n * p * (1.0 - p)
-                    info[i][i] += w
-                    info[j][j] += w
-                    info[i][j] -= w
-                    info[j][i] -= w
+                if self._scheduled[i][j]:
+                    add_information(info, i, j, self._scheduled[i][j], theta)
         low = _cholesky(info)
         order = sorted(range(size), key=lambda k: (-theta[k], k))
         result: dict[tuple[str, str], float] = {}
