@@ -15,6 +15,9 @@ times. For each it prints:
   exited, before it is reaped: its own threads, not the bots) per turn, over the whole run
   (start-up and the final standings included), and ``play``: the same between its first and
   last recorded game (sampled every 0.1 s), the figure comparable with the loop's;
+- ``standings us/turn``: the CPU of the run's standings process (a child of the referee that
+  rates the games and writes the page off the game path; sampled every 0.1 s, so at most
+  0.1 s short of its whole);
 - ``run us/turn``: the whole run's CPU (``wait4``: the referee and the bots it reaped);
 - peak RSS of the referee (``ru_maxrss``), and the wall time;
 - the standings' share of the wall: 1 - (wall with ``--standings-every 0``) / (wall by default),
@@ -25,7 +28,8 @@ runs fastchess with two copies of an instant UCI engine (``benchmarks/uci_replay
 fixed legal 111-ply game ending in mate) against ``vastuz tournament`` at concurrency 1, 2
 and 4 (``--fastchess-concurrency``) for ``--fastchess-games`` games each, interleaved, and
 prints the paired ratios Vastuz / fastchess of own CPU per move (each program's process
-alone; Vastuz's also while playing, its start-up and final standings left out) and of wall
+alone; Vastuz's also while playing, its start-up and final standings left out, and with its
+standings process added, since fastchess rates the games in its own process) and of wall
 per move.
 
 Measure on a quiet machine where you can: the figures are ratios of runs made side by side
@@ -74,6 +78,7 @@ class Run:
     rss_mb: float
     returncode: int
     samples: list[tuple[float, float, int]] = field(default_factory=list)
+    helper_cpu: float = 0.0
 
 
 def _cpu_of(pid: int) -> float:
@@ -83,10 +88,34 @@ def _cpu_of(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICK
 
 
+def _helpers(pid: int, known: dict[int, bool]) -> list[int]:
+    """The children of ``pid`` that are a run's standings process (``known`` caches which
+    children are: a bot is told apart once, by its command line). A child is listed under
+    the thread that started it (trio starts processes from worker threads)."""
+    children: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                children += [int(word) for word in f.read().split()]
+    except OSError:
+        return []
+    for child in children:
+        if child not in known:
+            try:
+                with open(f"/proc/{child}/cmdline", "rb") as f:
+                    known[child] = b"standings_process" in f.read()
+            except OSError:
+                known[child] = False
+    return [child for child in children if known[child]]
+
+
 def watch(argv: list[str], output: Path, counted: Path | None = None, cwd: Path | None = None) -> Run:
     """Run ``argv`` with its stdout and stderr to ``output``; every 0.1 s note its CPU and
-    the lines in ``counted`` (a file it appends to)."""
+    the lines in ``counted`` (a file it appends to), and the CPU of its standings process
+    (``helper_cpu``: the last look before that process ended, so at most 0.1 s short)."""
     samples: list[tuple[float, float, int]] = []
+    known: dict[int, bool] = {}
+    helper_seen: dict[int, float] = {}
     lines = 0
     offset = 0
     with open(output, "wb") as out:
@@ -105,6 +134,11 @@ def watch(argv: list[str], output: Path, counted: Path | None = None, cwd: Path 
                 complete = chunk.rfind(b"\n") + 1
                 lines += chunk.count(b"\n", 0, complete)
                 offset += complete
+            for helper in _helpers(process.pid, known):
+                try:
+                    helper_seen[helper] = _cpu_of(helper)
+                except (FileNotFoundError, ProcessLookupError):
+                    pass
             try:
                 samples.append((time.perf_counter() - began, _cpu_of(process.pid), lines))
             except (FileNotFoundError, ProcessLookupError):
@@ -115,7 +149,13 @@ def watch(argv: list[str], output: Path, counted: Path | None = None, cwd: Path 
         _, status, usage = os.wait4(process.pid, 0)
         process.returncode = os.waitstatus_to_exitcode(status)
     return Run(
-        wall, own, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, process.returncode, samples
+        wall,
+        own,
+        usage.ru_utime + usage.ru_stime,
+        usage.ru_maxrss / 1024,
+        process.returncode,
+        samples,
+        sum(helper_seen.values()),
     )
 
 
@@ -190,6 +230,7 @@ def vastuz_run(
         "run_us": run.run_cpu / turns * 1e6,
         "rss_mb": run.rss_mb,
         "wall_us": run.wall / turns * 1e6,
+        "helper_us": run.helper_cpu / turns * 1e6,
     }
 
 
@@ -222,6 +263,7 @@ def loop_run(folder: Path, bot: list[str], games: int) -> dict[str, float]:
         "run_us": run.run_cpu / turns * 1e6,
         "rss_mb": run.rss_mb,
         "wall_us": figures["wall"] / turns * 1e6,
+        "helper_us": 0.0,  # the loop has no standings process
     }
 
 
@@ -322,8 +364,8 @@ def main() -> None:
 
 def tournament_table(folder: Path, bot: list[str], sizes: list[int], args: argparse.Namespace) -> None:
     columns = ("run", "games", "ms/game 1st", "ms/game last", "ref us/turn", "play us/turn",
-               "run us/turn", "peak MB", "wall s")  # fmt: skip
-    widths = (26, 8, 22, 22, 22, 22, 22, 14, 18)
+               "standings us/turn", "run us/turn", "peak MB", "wall s")  # fmt: skip
+    widths = (26, 8, 22, 22, 22, 22, 20, 22, 14, 18)
     header = "".join(
         f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(columns, widths, strict=True))
     )
@@ -354,6 +396,7 @@ def tournament_table(folder: Path, bot: list[str], sizes: list[int], args: argpa
                 spread([r["last_ms"] for r in runs]),
                 spread([r["ref_us"] for r in runs], ".1f"),
                 spread([r["play_us"] for r in runs], ".1f"),
+                spread([r["helper_us"] for r in runs], ".1f"),
                 spread([r["run_us"] for r in runs], ".1f"),
                 spread([r["rss_mb"] for r in runs], ".0f"),
                 spread([r["wall"] for r in runs], ".1f"),
@@ -387,8 +430,8 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
     games = args.fastchess_games
     print(f"against fastchess ({args.fastchess}): {games} games per run, {args.reps} interleaved reps")
     columns = ("concurrency", "vastuz cpu us", "fastchess cpu us", "cpu ratio", "playing ratio",
-               "vastuz wall us", "fastchess wall us", "wall ratio")  # fmt: skip
-    widths = (12, 22, 22, 20, 20, 24, 22, 20)  # a cell is 'median (min-max)'
+               "with standings", "vastuz wall us", "fastchess wall us", "wall ratio")  # fmt: skip
+    widths = (12, 22, 22, 20, 20, 20, 24, 22, 20)  # a cell is 'median (min-max)'
     header = "".join(
         f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(columns, widths, strict=True))
     )
@@ -401,12 +444,14 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
             theirs.append(fastchess_run(args.fastchess, engine, games, concurrency, folder))
         cpu_ratio = [o["ref_us"] / t["own_us"] for o, t in zip(ours, theirs, strict=True)]
         playing = [o["play_us"] / t["own_us"] for o, t in zip(ours, theirs, strict=True)]
+        helped = [(o["ref_us"] + o["helper_us"]) / t["own_us"] for o, t in zip(ours, theirs, strict=True)]
         wall_ratio = [o["wall_us"] / t["wall_us"] for o, t in zip(ours, theirs, strict=True)]
         cells = [
             spread([o["ref_us"] for o in ours], ".1f"),
             spread([t["own_us"] for t in theirs], ".1f"),
             spread(cpu_ratio),
             spread(playing),
+            spread(helped),
             spread([o["wall_us"] for o in ours], ".1f"),
             spread([t["wall_us"] for t in theirs], ".1f"),
             spread(wall_ratio),
@@ -419,8 +464,10 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
     print(
         "\ncpu us: each program's own process CPU per move (turn), start to end of the run; playing ratio:"
         "\nVastuz's CPU per turn between its first and last recorded game (its start-up and final standings"
-        "\nleft out) over fastchess's whole run; wall us: the run's wall time per move; ratios Vastuz /"
-        "\nfastchess, paired run by run (goal 1.0 CPU per move)"
+        "\nleft out) over fastchess's whole run; with standings: the cpu ratio with the CPU of Vastuz's"
+        "\nstandings process added (it rates and pages the games off the game path; fastchess rates"
+        "\nin its own process); wall us: the run's wall time per move; ratios Vastuz / fastchess,"
+        "\npaired run by run (goal 1.0 CPU per move)"
     )
 
 
