@@ -98,7 +98,11 @@ class Command:
         """The command with ``id`` (a positive number the caller counts) and that
         command's wire form: what :meth:`with_id` then :meth:`format` give, at the cost
         of one (the referee numbers every command it sends)."""
-        return self._trusted(id, self.name, self.args), f"{id} {self._body()}\n"
+        body = self._body()
+        command = object.__new__(Command)
+        # Its wire body is this one's: kept too, so its text costs nothing later.
+        command.__dict__.update(id=id, name=self.name, args=self.args, _wire=body)
+        return command, f"{id} {body}\n"
 
     def __str__(self) -> str:
         return self.format()[:-1]

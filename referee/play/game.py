@@ -94,7 +94,7 @@ class _SeatFault(Exception):
         self.seconds = seconds  # how long the faulty answer (or the wait for it) took
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Ticket:
     """A command sent (or to be sent) to a seat, whose answer is judged later, in order.
     ``pending`` is the process's own record of it; None for a player asked one command at
@@ -142,6 +142,11 @@ class _Game:
         self.stats = (BotStats(), BotStats())
         self.seat_of: dict[Color, int] | None = None
         self.queued: list[_Ticket] = []  # sent, answers not judged yet, in the order sent
+        # Per seat, looked up once rather than at every request: the process's pipes (None
+        # for a player asked one command at a time) and the command timeout.
+        self.pipes = tuple(b.pipes if isinstance(b, BotProcess) else None for b in bots)
+        self.command_timeouts = (spec.command_timeout_of(0), spec.command_timeout_of(1))
+        self.times_left = (False, False)  # whether each bot lists time_left (known once started)
         # Whether the first decision (gensetup, choose_color, genmove) has been asked: a
         # fault before it is a start-up failure, which voids (see _void_before_play).
         self.decided = False
@@ -230,8 +235,9 @@ class _Game:
 
     async def _play(self) -> None:
         spec = self.spec
+        self.times_left = (self.bots[0].knows("time_left"), self.bots[1].knows("time_left"))
         for seat, bot in enumerate(self.bots):
-            timeout = spec.command_timeout_of(seat)
+            timeout = self.command_timeouts[seat]
             self._queue(seat, commands.boardsize(spec.size), timeout)
             self._queue(seat, commands.clear_board(), timeout)
             if bot.knows("time_settings"):
@@ -254,8 +260,8 @@ class _Game:
     def _send(self, seat: int, command: Command, timeout: float, *, optional: bool = False) -> _Ticket:
         """Send ``command`` to a process without waiting (it goes out with the next write to
         it); for another player, only note it (it is asked by :meth:`_receive`)."""
-        bot = self.bots[seat]
-        pending = bot.pipes.send(command, timeout) if isinstance(bot, BotProcess) else None
+        pipes = self.pipes[seat]
+        pending = None if pipes is None else pipes.send(command, timeout)
         return _Ticket(seat, command, timeout, pending, optional)
 
     def _queue(self, seat: int, command: Command, timeout: float, *, optional: bool = False) -> None:
@@ -267,31 +273,33 @@ class _Game:
         first fault found is the one found when each command waited for the last). With
         ``flush``, write to every process first, so both bots work at once."""
         if flush:
-            for bot in self.bots:
-                if isinstance(bot, BotProcess):
-                    await bot.pipes.flush()
-        queued, self.queued = self.queued, []
-        for ticket in queued:
-            await self._judge(ticket)
+            for pipes in self.pipes:
+                if pipes is not None:
+                    await pipes.flush()
+        queued = self.queued
+        if queued:
+            self.queued = []
+            for ticket in queued:
+                await self._judge(ticket)
 
     async def _judge(self, ticket: _Ticket, *, thinking: bool = False) -> Exchange:
         """Receive a ticket's answer, book its time, and hold it to what the command
         requires (``=``, or for an optional command a ``?`` noted). A fault of the bot
         becomes a :class:`_SeatFault` with how long the wait took."""
         seat = ticket.seat
-        bot = self.bots[seat]
         pending = ticket.pending
         if pending is not None:
-            assert isinstance(bot, BotProcess)
+            pipes = self.pipes[seat]
+            assert pipes is not None
             asked = time.perf_counter()  # the process's own clock
             try:
-                exchange = await bot.pipes.receive(pending)
+                exchange = await pipes.receive(pending)
             except BotFault as fault:
                 raise _SeatFault(seat, fault, time.perf_counter() - asked) from None
         else:
             asked = trio.current_time()  # an in-memory player may run on trio's test clock
             try:
-                exchange = await bot.request(ticket.command, ticket.timeout)
+                exchange = await self.bots[seat].request(ticket.command, ticket.timeout)
             except BotFault as fault:
                 raise _SeatFault(seat, fault, trio.current_time() - asked) from None
         stats = self.stats[seat]
@@ -343,9 +351,9 @@ class _Game:
         and the queued answers are judged first."""
         clock = self.clocks[seat]
         time_left = None
-        if color is not None and self.bots[seat].knows("time_left"):
+        if color is not None and self.times_left[seat]:
             time_left = self._send(
-                seat, clock.time_left_command(color), self.spec.command_timeout_of(seat), optional=True
+                seat, clock.time_left_command(color), self.command_timeouts[seat], optional=True
             )
         self.decided = True
         decision = self._send(seat, command, clock.deadline)
@@ -403,8 +411,9 @@ class _Game:
                 await self._must(seat, commands.play(color, turn), timeout(seat))
 
     def _observe(self) -> None:
-        if self.observer is not None:
-            self.observer.on_turn(self.record, self.pos)
+        observer = self.observer
+        if observer is not None:
+            observer.on_turn(self.record, self.pos)
 
     def _set_colours(self) -> None:
         assert self.seat_of is not None
@@ -430,9 +439,10 @@ class _Game:
             self.pos = self.pos.play(turn)
         except TurnError as exc:
             raise self._illegal(seat, exchange, f"illegal turn: {exc}") from None
-        self.record.turns.append(
+        turns = self.record.turns
+        turns.append(
             TurnEntry(
-                len(self.record.turns) + 1,
+                len(turns) + 1,
                 color,
                 turn,
                 round(exchange.seconds, 6),
@@ -440,9 +450,11 @@ class _Game:
                 late=_late(exchange),
             )
         )
-        self._observe()
+        if self.observer is not None:
+            self._observe()
         # Judged with the opponent's next decision, sent in the same write.
-        self._queue(1 - seat, commands.play_accepted(color, turn), self.spec.command_timeout_of(1 - seat))
+        other = 1 - seat
+        self._queue(other, commands.play_accepted(color, turn), self.command_timeouts[other])
 
     async def _score(self) -> None:
         """Score with the engine; ask ``final_score`` only as a check (a bot's failure or

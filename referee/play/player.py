@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import trio
 
 
-@dataclass
+@dataclass(slots=True)
 class Exchange:
     """One answered command: the response and the bot's time for it, in seconds (from just
     before the command was written to the arrival of the response's final line, less any

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from protocol.framing import LineBuffer, ProtocolError
 from protocol.messages import Command, Response, ResponseParser, check_idle_line, one_line_response
@@ -48,7 +48,7 @@ class Pending:
     response: Response | None = None
     done_at: float = 0.0
     cost: float = 0.0  # the referee's time queueing it (part of the request's overhead)
-    received: list[str] = field(default_factory=list)
+    received: list[str] | None = None  # the lines of its answer so far, clipped (made when one comes)
     _parser: ResponseParser | None = None
 
     @property
@@ -74,7 +74,7 @@ class Pending:
         return self.sent_at
 
     def excerpt(self) -> str:
-        return "\n".join(self.received)
+        return "\n".join(self.received or ())
 
 
 class Replies:
@@ -214,6 +214,8 @@ class Replies:
                 return False
             return True
         pending = queue[0]
+        if pending.received is None:
+            pending.received = []
         pending.received.append(line[:EXCERPT])
         try:
             response = pending.parser.feed(line)
