@@ -133,7 +133,7 @@ class ResultsFile:
                     out.valid_length = pos
                     if raw is None:
                         out.skipped.append(Skipped(lineno, f"{length:,} bytes long: not a record"))
-                    elif raw.strip():
+                    elif not raw.isspace():  # not blank (and, unlike strip(), no copy of the line)
                         try:
                             out.records.append(parse(raw))
                         except ValueError as exc:
@@ -153,7 +153,7 @@ class ResultsFile:
         try:
             with fh:
                 for _, raw, _, whole in _lines(fh):
-                    if whole and raw is not None and raw.strip():
+                    if whole and raw is not None and not raw.isspace():
                         tail.append(raw)
         except OSError as exc:
             raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
