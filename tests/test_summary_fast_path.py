@@ -6,6 +6,7 @@ plain version is kept here, verbatim, as the reference."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,11 @@ from referee.play.records import (
     parse_line,
     parse_summary,
 )
+from referee.tournament.store import folder as folder_module
+from referee.tournament.store.folder import load_standings, loaded_lines
+from referee.tournament.store.pages import report_page
+from referee.tournament.store.replays import Line, ReplayWindow, _offset_of
+from referee.tournament.store.results import ResultsFile
 
 DATA = Path(__file__).parent / "data"
 
@@ -310,3 +316,76 @@ def test_the_turns_after_a_second_turns_key_are_the_record_s(end: bytes) -> None
     line = line.replace(b'"notes":[]', b'"notes":[{"x":{"y":1},"turns":[1]}]') + end
     kind, summary = agrees(line)
     assert kind == "summary" and summary == GameSummary.of(record)
+
+
+# ---------------------------------------------------------------------- a report reads once
+
+
+def a_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "out"
+    shutil.copytree(DATA / "v0.1", folder, ignore=shutil.ignore_patterns("match", "*.txt"))
+    return folder
+
+
+def fresh_page(folder: Path) -> str:
+    """The page of ``folder`` made as if nothing had been read before."""
+    folder_module._last = None
+    st, title = load_standings(folder)
+    folder_module._last = None  # the page reads its summaries and its lines itself
+    return report_page(folder, st, title)
+
+
+def test_a_report_s_page_finds_its_replays_where_the_scan_found_the_lines(tmp_path: Path) -> None:
+    folder = a_folder(tmp_path)
+    results = folder / "results.jsonl"
+    st, title = load_standings(folder)
+    seen = loaded_lines(results)
+    assert seen is not None and len(seen.positions) == 6 and seen.end == results.stat().st_size
+    with ReplayWindow(results, seen=seen) as window, ReplayWindow(results) as scanned:
+        assert window.update() == scanned.update() == 6
+        assert [vars(a) for a in window.lines] == [vars(b) for b in scanned.lines]
+    assert report_page(folder, st, title) == fresh_page(folder)
+
+
+def test_lines_found_by_a_scan_are_not_taken_for_a_file_that_changed_since(tmp_path: Path) -> None:
+    folder = a_folder(tmp_path)
+    results = folder / "results.jsonl"
+    st, title = load_standings(folder)
+    lines = results.read_bytes().splitlines(keepends=True)
+    # Rewritten (longer): the first game left out, another (in a slot of its own) at the end.
+    results.write_bytes(b"".join(lines[1:]) + lines[0].replace(b"r1-r2+g-01", b"r10-r2+g-01"))
+    with ReplayWindow(results, seen=loaded_lines(results)) as window, ReplayWindow(results) as scanned:
+        assert window.update() == scanned.update() == 6
+        assert [vars(a) for a in window.lines] == [vars(b) for b in scanned.lines]
+        assert window.lines[-1].slot == "r10-r2+g-01"
+    page = report_page(folder, st, title)
+    assert "r10-r2+g-01" in page
+    folder_module._last = None
+    assert page == report_page(folder, st, title)
+
+
+def test_a_window_longer_than_the_lines_a_scan_kept_reads_the_file_itself(tmp_path: Path) -> None:
+    results = a_folder(tmp_path) / "results.jsonl"
+    loaded = ResultsFile(results).summaries(positions=2)
+    assert loaded.lines is not None
+    with ReplayWindow(results) as scanned:
+        scanned.update()
+        assert [offset for offset, _ in loaded.lines.positions] == [line.offset for line in scanned.lines][
+            -2:
+        ]
+    with ReplayWindow(results, window=3, seen=loaded.lines) as window:
+        assert (
+            window.update() == 3
+            and [line.offset for line in window.lines] == [line.offset for line in scanned.lines][-3:]
+        )
+
+
+@pytest.mark.parametrize("offset", [0, 7, 123456789012])
+def test_a_cache_line_s_offset_is_read_off_its_header(offset: int) -> None:
+    """The page cache's lines before the window are passed over by the offset their
+    header starts with; a header in any other form is parsed whole (None here)."""
+    header = Line(offset, "d" * 32, "s", False, 7).header(b"{}")
+    raw = header + b"\t{}\n"
+    assert _offset_of(raw, raw.index(b"\t")) == offset == json.loads(header)["offset"]
+    for other in (b'{"offset":7, "x": 1}\t{}\n', b'{"offset": -7, "x": 1}\t{}\n', b'{"offset": 7}\t{}\n'):
+        assert _offset_of(other, other.index(b"\t")) is None

@@ -16,6 +16,10 @@ LOGS = "logs"
 OLD_MATCH_RESULTS = "games.jsonl"
 """The results file of a match folder of earlier versions (read only)."""
 OLD_MATCH_MANIFEST = "match.json"
+MAX_REPLAYS = 10_000
+"""Games a standings page replays: the latest ones (``vastuz show RESULTS --html`` makes a
+page of them all). 10,000 games make a page of about 11 MB that Chromium opens in well under
+a second."""
 
 
 def atomic_write(path: Path, text: str, *, durable: bool = False) -> None:

@@ -32,6 +32,7 @@ from referee.tournament.store.duplicates import repeat_warning
 from referee.tournament.store.files import (
     LOGS,
     MANIFEST,
+    MAX_REPLAYS,
     OLD_MATCH_MANIFEST,
     OLD_MATCH_RESULTS,
     RESULTS,
@@ -39,7 +40,7 @@ from referee.tournament.store.files import (
     shown,
 )
 from referee.tournament.store.manifest import Manifest, check_manifest
-from referee.tournament.store.results import Appender, ResultsFile
+from referee.tournament.store.results import Appender, LinesSeen, ResultsFile
 
 
 class _Slotted(Protocol):
@@ -221,8 +222,8 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
             raise ResultsError(f"{folder}: no such folder")
         raise ResultsError(f"{folder}: no results here (expected {RESULTS} or {OLD_MATCH_RESULTS})")
     warnings: list[str] = []
-    loaded = ResultsFile(path).summaries()
-    _remember(path, loaded.records)
+    loaded = ResultsFile(path).summaries(positions=MAX_REPLAYS)
+    _remember(path, loaded.records, loaded.lines)
     skipped = loaded.skipped_line(path)
     if skipped is not None:
         warnings.append(skipped)
@@ -256,8 +257,9 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
     return st, title
 
 
-_last: tuple[tuple[object, ...], list[GameSummary]] | None = None
-"""The summaries :func:`load_standings` read last, and the identity of their file."""
+_last: tuple[tuple[object, ...], list[GameSummary], LinesSeen | None] | None = None
+"""The summaries :func:`load_standings` read last, the identity of their file, and where
+its last record lines are."""
 
 
 def _identity(path: Path) -> tuple[object, ...]:
@@ -265,9 +267,9 @@ def _identity(path: Path) -> tuple[object, ...]:
     return (str(path.resolve()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _remember(path: Path, summaries: list[GameSummary]) -> None:
+def _remember(path: Path, summaries: list[GameSummary], lines: LinesSeen | None = None) -> None:
     global _last
-    _last = (_identity(path), summaries)
+    _last = (_identity(path), summaries, lines)
 
 
 def loaded_summaries(results: Path) -> list[GameSummary]:
@@ -277,6 +279,16 @@ def loaded_summaries(results: Path) -> list[GameSummary]:
     if _last is not None and _last[0] == _identity(results):
         return _last[1]
     return ResultsFile(results).summaries().records
+
+
+def loaded_lines(results: Path) -> LinesSeen | None:
+    """Where the last :data:`MAX_REPLAYS` record lines of ``results`` are, as the scan of
+    :func:`load_standings` found them (None if it read another file): a report's page
+    replays those lines, and need not read the whole file again to find them. The page's
+    reader checks that the file is still as that scan found it."""
+    if _last is not None and _last[0][0] == str(results.resolve()):
+        return _last[2]
+    return None
 
 
 def _misfits(manifest: Manifest, records: list[GameSummary], path: Path) -> list[GameSummary]:

@@ -20,9 +20,9 @@ from referee.ratings.history import llr_history, rating_history
 from referee.ratings.report import Standings
 from referee.ratings.sprt import Sprt
 from referee.render.standings_html import RatingPoint, standings_frame
-from referee.tournament.store.files import OLD_MATCH_RESULTS, RESULTS
-from referee.tournament.store.folder import latest_records, loaded_summaries
-from referee.tournament.store.replays import MAX_REPLAYS, REPLAYS, ReplayWindow
+from referee.tournament.store.files import MAX_REPLAYS, OLD_MATCH_RESULTS, RESULTS
+from referee.tournament.store.folder import latest_records, loaded_lines, loaded_summaries
+from referee.tournament.store.replays import REPLAYS, ReplayWindow
 from referee.tournament.store.results import open_nofollow
 
 PAGE = "standings.html"
@@ -99,7 +99,7 @@ def standings_html(
     if summaries is None:  # the runner has them already; a report reads them
         summaries = latest_records(loaded_summaries(results))
     out = io.StringIO()
-    with ReplayWindow(results, cache=results.with_name(REPLAYS)) as replays:
+    with ReplayWindow(results, cache=results.with_name(REPLAYS), seen=loaded_lines(results)) as replays:
         write_page(
             out,
             replays,

@@ -32,14 +32,10 @@ from typing import BinaryIO
 from referee.errors import ResultsError
 from referee.play.records import parse_line
 from referee.render.html import game_json
-from referee.tournament.store.files import atomic_writer
-from referee.tournament.store.results import READ_BUFFER, _lines, open_nofollow
+from referee.tournament.store.files import MAX_REPLAYS, atomic_writer
+from referee.tournament.store.results import READ_BUFFER, LinesSeen, _lines, file_identity, open_nofollow
 
 REPLAYS = "page-replays.jsonl"
-MAX_REPLAYS = 10_000
-"""Games a standings page replays: the latest ones (``vastuz show RESULTS --html`` makes a
-page of them all). 10,000 games make a page of about 11 MB that Chromium opens in well under
-a second."""
 
 
 @dataclass
@@ -64,8 +60,32 @@ class Line:
         return json.dumps({**head, "size": self.size, "entry": _digest(entry)}).encode()
 
 
-def _digest(raw: bytes) -> str:
+def _digest(raw: bytes | memoryview) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def _covers(seen: LinesSeen, window: int, fd: int) -> bool:
+    """Whether ``seen`` holds the last ``window`` lines of the file open at ``fd`` (or all of
+    them): the file has not changed since that scan began, which kept as many."""
+    kept = seen.positions
+    enough = kept.maxlen is None or len(kept) < kept.maxlen or kept.maxlen >= window
+    return enough and file_identity(fd) == seen.identity
+
+
+_OFFSET_KEY = b'{"offset": '
+
+
+def _offset_of(raw: bytes, tab: int) -> int | None:
+    """The offset a cache line's header names, read off its start as :meth:`Line.header`
+    writes it (json.dumps, "offset" first), without parsing the header; None when it does
+    not start that way, and then the header is parsed whole. A header this module did not
+    write (two offsets in it?) may name another offset here: at worst its entry is made
+    again, as any entry that is not right is."""
+    if not raw.startswith(_OFFSET_KEY):
+        return None
+    comma = raw.find(b",", len(_OFFSET_KEY), tab)
+    digits = raw[len(_OFFSET_KEY) : comma]
+    return int(digits) if comma > 0 and digits.isdigit() else None
 
 
 class ReplayWindow:
@@ -76,9 +96,16 @@ class ReplayWindow:
     has right and the others are made into a temporary file. Close it when done."""
 
     def __init__(
-        self, results: Path, *, keep: Path | None = None, cache: Path | None = None, window: int = MAX_REPLAYS
+        self,
+        results: Path,
+        *,
+        keep: Path | None = None,
+        cache: Path | None = None,
+        window: int = MAX_REPLAYS,
+        seen: LinesSeen | None = None,
     ) -> None:
         self.results = results
+        self._seen = seen  # where a scan of the results just found their lines (a report's)
         self.keep = keep
         self.cache = keep if keep is not None else cache
         self.window = window
@@ -114,12 +141,16 @@ class ReplayWindow:
         except OSError as exc:
             raise ResultsError(f"{self.results}: cannot read the results file: {exc}") from None
         with fh:
-            fh.seek(self.read_to)
             pos = self.read_to
+            seen, self._seen = self._seen, None
+            if pos == 0 and seen is not None and _covers(seen, self.window, fh.fileno()):
+                fresh.extend(seen.positions)  # the file is as that scan found it: not read again
+                pos = seen.end
+            fh.seek(pos)
             for _, raw, length, whole in _lines(fh):
                 if not whole:
                     break
-                if raw is not None and raw.strip():
+                if raw is not None and not raw.isspace():  # not blank
                     fresh.append((pos, length))
                 pos += length
             self.read_to = pos
@@ -193,15 +224,23 @@ class ReplayWindow:
                 tab = -1 if raw is None or not whole else raw.find(b"\t")
                 if raw is None or tab < 0:
                     continue  # damaged or torn: its game's entry is made again
-                entry = raw[tab + 1 : -1]
+                named = _offset_of(raw, tab)
+                if named is not None and named not in offsets:
+                    continue  # an entry of a game before the window (the cache holds up to two)
                 try:
                     head = json.loads(raw[:tab])
-                    line = Line(int(head["offset"]), str(head["digest"]), head["slot"], bool(head["void"]))
-                    line.size, line.at, line.length = int(head["size"]), start + tab + 1, len(entry)
-                    right = head["entry"] == _digest(entry) and isinstance(line.slot, str)
+                    offset = int(head["offset"])
+                    if offset not in offsets:
+                        continue
+                    line = Line(offset, str(head["digest"]), head["slot"], bool(head["void"]))
+                    length = len(raw) - tab - 2  # the entry, between the tab and the newline
+                    line.size, line.at, line.length = int(head["size"]), start + tab + 1, length
+                    right = head["entry"] == _digest(memoryview(raw)[tab + 1 : -1]) and isinstance(
+                        line.slot, str
+                    )
                 except (ValueError, KeyError, TypeError):
                     continue
-                if right and line.offset in offsets:
+                if right:
                     found[line.offset] = line
         self._out_lines = lines
         return found

@@ -54,6 +54,25 @@ class Skipped:
         return f"line {self.lineno} ({self.why})"
 
 
+@dataclass(frozen=True)
+class LinesSeen:
+    """Where a scan found the last record lines of a results file: ``positions``, the
+    ``(offset, length)`` of each of the last ones (at most ``positions.maxlen``; blank lines
+    are none, damaged ones are), and ``end``, where the whole lines ended. ``identity`` is
+    the file's (device, inode, size, modification time) when the scan began: a reader that
+    finds the file so knows its lines without reading it again (appends since are read from
+    ``end``)."""
+
+    identity: tuple[int, int, int, int]
+    positions: deque[tuple[int, int]]
+    end: int
+
+
+def file_identity(fd: int) -> tuple[int, int, int, int]:
+    st = os.fstat(fd)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 @dataclass
 class Loaded(Generic[R]):
     """What a results file held: the records (whole, or their summaries), the lines that
@@ -63,6 +82,7 @@ class Loaded(Generic[R]):
     skipped: list[Skipped] = field(default_factory=list)
     torn: int = 0  # bytes of a torn last line (0 when the file ends with a newline)
     valid_length: int = 0  # where the torn tail starts: just after the last newline
+    lines: LinesSeen | None = None  # where the last record lines are, when asked for
 
     def skipped_line(self, path: Path, shown: int = 5) -> str | None:
         """One line naming the skipped lines, or None."""
@@ -101,11 +121,12 @@ class ResultsFile:
         """Every whole record, in file order; damaged lines and a torn tail are reported."""
         return self._scan(parse_line)
 
-    def summaries(self) -> Loaded[GameSummary]:
+    def summaries(self, *, positions: int = 0) -> Loaded[GameSummary]:
         """The :class:`~referee.play.records.GameSummary` of every record, in file order:
         what standings and resume need, at a fraction of the time and memory of
-        :meth:`load` (the turns are not parsed)."""
-        return self._scan(parse_summary)
+        :meth:`load` (the turns are not parsed). ``positions``: also where the last that
+        many record lines are (:attr:`Loaded.lines`), for a page's replays."""
+        return self._scan(parse_summary, positions)
 
     def _open(self) -> BinaryIO | None:
         try:
@@ -115,15 +136,20 @@ class ResultsFile:
         except OSError as exc:
             raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
 
-    def _scan(self, parse: Callable[[bytes], R]) -> Loaded[R]:
+    def _scan(self, parse: Callable[[bytes], R], positions: int = 0) -> Loaded[R]:
         """One pass over the file, a line at a time: the cost is linear in its size and the
-        only memory kept is what ``parse`` returns (and at most one line)."""
+        only memory kept is what ``parse`` returns (and at most one line), and the last
+        ``positions`` lines' places."""
         out: Loaded[R] = Loaded()
         fh = self._open()
         if fh is None:
             return out
         try:
             with fh:
+                seen: deque[tuple[int, int]] | None = None
+                if positions:
+                    seen = deque(maxlen=positions)
+                    identity = file_identity(fh.fileno())
                 pos = 0
                 for lineno, raw, length, whole in _lines(fh):
                     pos += length
@@ -134,10 +160,14 @@ class ResultsFile:
                     if raw is None:
                         out.skipped.append(Skipped(lineno, f"{length:,} bytes long: not a record"))
                     elif not raw.isspace():  # not blank (and, unlike strip(), no copy of the line)
+                        if seen is not None:
+                            seen.append((pos - length, length))
                         try:
                             out.records.append(parse(raw))
                         except ValueError as exc:
                             out.skipped.append(Skipped(lineno, str(exc)))
+                if seen is not None:
+                    out.lines = LinesSeen(identity, seen, out.valid_length)
         except OSError as exc:
             raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
         return out
