@@ -302,6 +302,24 @@ class _Game:
                 exchange = await self.bots[seat].request(ticket.command, ticket.timeout)
             except BotFault as fault:
                 raise _SeatFault(seat, fault, trio.current_time() - asked) from None
+        return self._book(ticket, exchange, thinking)
+
+    def _judge_ready(self, ticket: _Ticket, *, thinking: bool = False) -> Exchange | None:
+        """:meth:`_judge` for an answer already complete (a process's, read with the one
+        before it), without a coroutine: the usual decision. None when it is not (or the
+        player is not a process): then await :meth:`_judge`."""
+        pending = ticket.pending
+        if pending is None:
+            return None
+        pipes = self.pipes[ticket.seat]
+        assert pipes is not None
+        if not pipes.ready(pending):
+            return None
+        return self._book(ticket, pipes.hand_out(pending), thinking)
+
+    def _book(self, ticket: _Ticket, exchange: Exchange, thinking: bool) -> Exchange:
+        """Book an answered ticket's time and hold it to what its command requires."""
+        seat = ticket.seat
         stats = self.stats[seat]
         stats.requests += 1
         stats.bot_seconds += exchange.seconds
@@ -360,7 +378,7 @@ class _Game:
         await self._settle()
         if time_left is not None:
             await self._judge(time_left)
-        exchange = await self._judge(decision, thinking=True)
+        exchange = self._judge_ready(decision, thinking=True) or await self._judge(decision, thinking=True)
         clock.charge(exchange.seconds, turn=command.name == "genmove")
         return exchange
 
