@@ -5,6 +5,7 @@ plain version is kept here, verbatim, as the reference."""
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from referee.cli.main import main
 from referee.engine import Color
 from referee.play.records import (
     _TURN_TEXT,
@@ -389,3 +391,13 @@ def test_a_cache_line_s_offset_is_read_off_its_header(offset: int) -> None:
     assert _offset_of(raw, raw.index(b"\t")) == offset == json.loads(header)["offset"]
     for other in (b'{"offset":7, "x": 1}\t{}\n', b'{"offset": -7, "x": 1}\t{}\n', b'{"offset": 7}\t{}\n'):
         assert _offset_of(other, other.index(b"\t")) is None
+
+
+def test_a_report_runs_the_cyclic_collector_seldom_and_sets_it_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = a_folder(tmp_path)
+    before = gc.get_threshold()
+    assert main(["report", str(folder), "--format", "html"]) == 0
+    assert gc.get_threshold() == before
+    assert capsys.readouterr().out == fresh_page(folder)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import sys
 from pathlib import Path
 
@@ -256,6 +257,19 @@ def add_report_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 async def cmd_report(args: argparse.Namespace) -> int:
+    # A report makes a few dozen objects a game and keeps most of them until it prints, and
+    # makes no reference cycles worth freeing: Python's cyclic collector, run every 700 new
+    # objects, walked them some 380 times in a report of 20,000 games (a tenth of its CPU)
+    # and found nothing. It runs every 100,000 here, as long as the report does.
+    threshold = gc.get_threshold()
+    gc.set_threshold(100_000, *threshold[1:])
+    try:
+        return await _report(args)
+    finally:
+        gc.set_threshold(*threshold)
+
+
+async def _report(args: argparse.Namespace) -> int:
     from referee.render.standings_text import render
     from referee.tournament.store.folder import load_standings
 
