@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -23,7 +24,7 @@ import pytest
 import runs
 import trio
 import yaml
-from processes import wait_until_gone
+from processes import processes_with, wait_until_gone
 from runs import FAST, build_schedule
 
 from referee.errors import ClusterError, RunStopped
@@ -36,7 +37,8 @@ if os.environ.get("VASTUZ_REQUIRE_DASK"):  # CI: the cluster tests must run, not
 else:
     distributed = pytest.importorskip("distributed", reason="the cluster extra: pip install -e '.[cluster]'")
 
-from referee.tournament.executors.dask_cluster import DaskExecutor
+from referee.tournament.executors.batch import GameSettings
+from referee.tournament.executors.dask_cluster import DaskExecutor, batch_task
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKEBOT = ROOT / "tests" / "fake_bots" / "fakebot.py"
@@ -176,6 +178,27 @@ def test_a_batch_every_worker_refuses_stops_the_run_with_their_messages(tmp_path
         or not ResultsFile(tmp_path / "out" / "results.jsonl").load().records
     )
     assert wait_until_gone(marker) == []
+
+
+def test_a_batch_nobody_wants_any_more_closes_its_bots_without_the_stop_event(tmp_path, cluster, marker):
+    """A coordinator killed or cut off never sets its stop event; its client's tasks are
+    released, and a batch whose task is cancelled on its worker stops at once (Dask cannot
+    stop a running task): else it plays its games out, holding a worker thread the
+    scheduler counts as free, and a resume's tasks wait behind it."""
+    slow = ["--fault", "slow", "--delay", "2"]  # two games of this last well over a minute
+    bots = [bot("a", *slow, marker=marker), bot("b", *slow, marker=marker)]
+    config = load_config(write_config(tmp_path, bots, time_control={"per_move": 5, "margin": 1}))
+    games = build_schedule(config)[:2]
+    with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
+        future = client.submit(
+            batch_task, GameSettings.of(config, False), games, "vastuz-stop-never-set", pure=False
+        )
+        deadline = time.monotonic() + 60
+        while len(processes_with(marker)) < 2:
+            assert time.monotonic() < deadline and not future.done(), "the batch did not start its bots"
+            time.sleep(0.05)
+        future.cancel()
+        assert wait_until_gone(marker, 15) == []
 
 
 def test_an_unreachable_scheduler_is_one_clear_error(tmp_path, marker):

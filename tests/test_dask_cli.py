@@ -10,9 +10,11 @@ stops the workers' batches too.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -45,6 +47,51 @@ if not os.environ.get("VASTUZ_REQUIRE_DASK"):  # CI: the cluster tests must run,
 
 ROOT = Path(__file__).resolve().parent.parent
 DASK = Path(sys.executable).parent / "dask"
+TRACED = {**os.environ, "PYTHONFAULTHANDLER": "1"}
+"""Every process here dumps its threads' stacks on SIGABRT (see :func:`finish`)."""
+
+
+def stacks(pid: int) -> str:
+    """Where process ``pid`` waits: py-spy's dump when it is installed (every thread, no
+    harm done), else an empty string (then :func:`finish` sends SIGABRT)."""
+    spy = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
+    if spy is None:
+        return ""
+    try:
+        dump = subprocess.run([spy, "dump", "--pid", str(pid)], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"py-spy failed: {exc}"
+    return dump.stdout + dump.stderr
+
+
+def finish(proc: subprocess.Popen[str], timeout: float, what: str, cluster: Cluster) -> tuple[str, str]:
+    """``proc.communicate(timeout=timeout)``; if it has not ended by then, the test fails
+    with what makes the hang diagnosable: the stacks of the process and of the cluster's
+    (py-spy, or faulthandler's dump on SIGABRT), its output so far and the cluster's logs."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pass
+    report = [f"{what} did not end within {timeout:g} s"]
+    everyone = [("vastuz", proc.pid)] + [
+        (p.args[1] if isinstance(p.args, list) else "?", p.pid) for p in cluster.processes
+    ]
+    dumps = {pid: stacks(pid) for _, pid in everyone}
+    for name, pid in everyone:
+        report.append(
+            f"--- stacks of {name} (pid {pid}):\n{dumps[pid] or '(py-spy missing: see its stderr or log)'}"
+        )
+    for _, pid in everyone:
+        if not dumps[pid]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGABRT)  # faulthandler writes every thread's stack
+    if dumps[proc.pid]:
+        proc.kill()
+    out, err = proc.communicate()
+    report += [f"--- its stdout:\n{out}", f"--- its stderr:\n{err}"]
+    for log in sorted(cluster.folder.glob("*.log")):
+        report.append(f"--- {log.name} (last 6000 characters):\n{log.read_text(errors='replace')[-6000:]}")
+    pytest.fail("\n".join(report), pytrace=False)
 
 
 def free_port() -> int:
@@ -86,6 +133,7 @@ class Cluster:
         self, argv: list[str], name: str, env: dict[str, str] | None = None
     ) -> subprocess.Popen[bytes]:
         log = open(self.folder / f"{name}.log", "wb")  # noqa: SIM115 - the child owns it
+        env = {**(os.environ if env is None else env), "PYTHONFAULTHANDLER": "1"}
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=self.folder)
         log.close()
         self.processes.append(proc)
@@ -233,19 +281,20 @@ def test_ctrl_c_stops_the_workers_batches_and_a_resume_completes_the_run(tmp_pat
     cluster.worker("w2")
     cluster.wait_for_workers(2)
     path = write_config(tmp_path, slow_bots(marker))
-    with reaped(vastuz("tournament", str(path), "--dask", cluster.address, "--standings-every", "0")) as run:
+    command = ("tournament", str(path), "--dask", cluster.address)
+    with reaped(vastuz(*command, "--standings-every", "0", env=TRACED)) as run:
         wait_for(lambda: recorded(tmp_path / "out") >= 2, "two recorded games", run)
         wait_for(lambda: processes_with(marker), "bots in play", run)
         run.send_signal(signal.SIGINT)
-        out, err = run.communicate(timeout=60)
+        out, err = finish(run, 60, "the interrupted run", cluster)
     assert run.returncode == 130, err
     assert "stopped after" in out
     # The stop event reached the workers: their batches closed their bots.
     assert wait_until_gone(marker, 20) == []
     kept = recorded(tmp_path / "out")
     assert 2 <= kept < 12
-    again = vastuz("tournament", str(path), "--dask", cluster.address, "-q")
-    out, err = again.communicate(timeout=300)
+    with reaped(vastuz(*command, "-q", env=TRACED)) as again:
+        out, err = finish(again, 300, "the resume", cluster)
     assert again.returncode == 0, err
     records = ResultsFile(tmp_path / "out" / "results.jsonl").load().records
     assert len(records) == len({r.slot for r in records}) == 12

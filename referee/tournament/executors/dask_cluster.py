@@ -17,7 +17,13 @@ into Dask tasks and their results back into records:
 * before the first game, every worker starts each bot once (:func:`~referee.tournament.
   batch.probe`): a worker without a bot refuses the run, naming the worker and the program;
 * on Ctrl-C the run's stop event is set: batches abandon their game in progress and close
-  their bots, as the local executor does.
+  their bots, as the local executor does. A batch also stops as soon as its worker hears
+  that nobody wants its result any more (its task cancelled, or its client gone: a
+  coordinator killed or cut off never sets the event), so an interrupted run leaves no
+  batch holding a worker's thread for a resume to wait behind;
+* every wait on the cluster is bounded or watched: the probe has a deadline, a batch that
+  no worker is running while threads are free is submitted again, and a batch that waits
+  long says where it stands (the scheduler's view) in the run's output.
 
 Importing this module imports Dask; the runner imports it only for a ``--dask`` run.
 """
@@ -58,6 +64,21 @@ SCHEDULER_GRACE = 10.0
 NO_WORKER_TIMEOUT = 120.0
 """Seconds without any worker after which a run stops (its games in flight cannot finish)."""
 WATCH_SECONDS = 2.0
+PROBE_TIMEOUT = 120.0
+"""Seconds a worker has to run the probe, beyond the bots' own start-up deadline: a worker
+whose threads stay busy (another client's tasks, a stuck task) refuses the run by name."""
+LOOK_SECONDS = 10.0
+"""How often the watcher asks the scheduler which tasks its workers run."""
+STALL_SECONDS = 60.0
+"""Seconds a batch may stay pending while no worker runs it and some worker has a free
+thread before it counts as lost by the scheduler and is submitted again."""
+LONG_WAIT_SECONDS = 600.0
+"""A batch still pending after this long (then as long again) is reported with the
+scheduler's view of it: a hang explains itself in the run's output."""
+EVENT_GRACE = 10.0
+CLOSE_TIMEOUT = 10.0
+"""Seconds for each step of disconnecting from the scheduler at the end of a run."""
+"""Seconds beyond its own timeout a stop-event request to the scheduler may take."""
 MAX_LOST_RUNS = 3
 """Times a batch may lose its worker (Dask's own retries exhausted) or fail to reach one
 before the run stops: a batch that kills every worker it lands on is not retried forever."""
@@ -67,21 +88,57 @@ class WorkerLost(Exception):
     """The workers a task was pinned to have all left the cluster."""
 
 
+class TaskTimeout(Exception):
+    """A task did not finish by its deadline (see :meth:`DaskExecutor._result`)."""
+
+
+class TaskStalled(Exception):
+    """The scheduler holds a task that no worker runs although threads are free."""
+
+
 # ------------------------------------------------------------------ on the workers
 def batch_task(settings: GameSettings, games: list[ScheduledGame], stop_event: str) -> BatchResult:
-    """The task a worker runs: play the batch, watching the run's stop event."""
+    """The task a worker runs: play the batch, watching the run's stop event and whether
+    the task is still wanted (a Ctrl-C'd, killed or cut-off coordinator: see
+    :func:`_unwanted`)."""
     assert distributed is not None
-    worker = distributed.get_worker().address
+    worker = distributed.get_worker()
+    key = worker.get_current_task()
     event = distributed.Event(stop_event)
 
     def stopped(timeout: float) -> bool:
+        if _unwanted(worker, key):
+            return True
         try:
-            return bool(event.wait(timeout))
+            client = event.client  # the worker's client (the thread's context knows the worker)
+            # Bounded here too: a request stuck on a half-dead connection would stop the
+            # watch, and with it the check above.
+            return bool(
+                client.sync(
+                    client.scheduler.event_wait,
+                    name=stop_event,
+                    timeout=timeout,
+                    callback_timeout=timeout + EVENT_GRACE,
+                )
+            )
         except Exception:  # the scheduler is gone for a moment: not a stop
             time.sleep(timeout)
-            return False
+            return _unwanted(worker, key)
 
-    return run_batch(settings, games, worker, stopped)
+    return run_batch(settings, games, worker.address, stopped)
+
+
+def _unwanted(worker: Any, key: object) -> bool:
+    """Whether the worker has been told its task ``key`` is no longer wanted: the client
+    that submitted it cancelled it, or left the cluster (the scheduler releases a departed
+    client's tasks). Dask cannot stop a running task, so the batch must notice: else it
+    would play on, holding one of the worker's threads that the scheduler already counts
+    as free, and a resume's tasks would wait behind it."""
+    try:
+        task = worker.state.tasks.get(key)
+        return task is None or task.state in ("cancelled", "released", "forgotten")
+    except Exception:  # another Dask's worker state: the stop event alone then
+        return False
 
 
 def probe_task(settings: GameSettings) -> tuple[str, list[str]]:
@@ -110,6 +167,8 @@ class DaskExecutor:
         batch_size: int = DEFAULT_BATCH,
         connect_timeout: float = CONNECT_TIMEOUT,
         no_worker_timeout: float = NO_WORKER_TIMEOUT,
+        probe_timeout: float = PROBE_TIMEOUT,
+        stall_seconds: float = STALL_SECONDS,
     ) -> None:
         if distributed is None:
             raise ClusterError(INSTALL_HINT)
@@ -121,6 +180,7 @@ class DaskExecutor:
         self.batch_size = batch_size
         self.connect_timeout = connect_timeout
         self.no_worker_timeout = no_worker_timeout
+        self.probe_timeout = probe_timeout
         self.client: Any = None
         self.workers: dict[str, int] = {}
         self.stop_event = f"vastuz-stop-{uuid.uuid4().hex}"
@@ -129,8 +189,12 @@ class DaskExecutor:
         self.games_dispatched = 0
         self.batches = 0
         self.log_budgets = {name: LogBudget(settings.log_max_per_bot) for name in settings.commands}
-        self._futures: set[Any] = set()
         self._token: trio.lowlevel.TrioToken | None = None
+        self.stall_seconds = stall_seconds
+        # The watcher's last look at the scheduler (see _look_at_the_scheduler), and when.
+        self._run_keys: set[str] = set()
+        self._free_threads = 0
+        self._looked_at = 0.0
 
     @property
     def slots(self) -> int:
@@ -185,22 +249,23 @@ class DaskExecutor:
         return client
 
     def _close(self) -> None:
-        """Stop the workers' batches (their bots are closed there), drop what is queued,
-        disconnect. Blocking; called once, shielded, whatever ended the run."""
+        """Stop the workers' batches (their bots are closed there), disconnect (which drops
+        what is queued). Blocking; called once, shielded, whatever ended the run."""
         assert distributed is not None
         client = self.client
         if client is None:
             return
         try:
-            distributed.Event(self.stop_event, client=client).set()
-            if self._futures:
-                client.cancel(list(self._futures))
+            # Bounded: the scheduler may be gone or stuck (the batches then stop as their
+            # workers hear that this client left: see _unwanted).
+            client.sync(client.scheduler.event_set, name=self.stop_event, callback_timeout=CLOSE_TIMEOUT)
         except Exception:  # the scheduler may be gone already; the workers stop with it
             pass
         finally:
-            self._futures.clear()
+            # Closing releases this client's tasks: queued ones are dropped, running ones
+            # are cancelled on their workers (see _unwanted).
             try:
-                client.close(timeout=10)  # bounded: the scheduler may be gone
+                client.close(timeout=CLOSE_TIMEOUT)  # bounded: the scheduler may be gone
             except Exception:
                 pass
             self.client = None
@@ -220,16 +285,27 @@ class DaskExecutor:
             )
             for address in addresses
         ]
-        self._futures.update(futures)
         problems: list[str] = []
+        busy: list[str] = []
+        limit = self.probe_timeout + self.settings.startup_timeout
+        deadline = time.monotonic() + limit
         for address, future in zip(addresses, futures, strict=True):
+            left = max(0.0, deadline - time.monotonic())
             try:
-                address, found = await self._result(future, pinned=[address])
+                address, found = await self._result(
+                    future, f"the probe on {address}", pinned=[address], timeout=left
+                )
             except WorkerLost:  # a worker that cannot even read the task dies of it
                 found = [
                     "left the cluster while it ran the probe (is this project installed in the "
                     "worker's Python environment? its log says why)"
                 ]
+            except TaskTimeout:  # its threads never came free for it
+                busy.append(
+                    f"worker {address}: did not run the probe within {limit:g} s (its threads are "
+                    "busy: another client's tasks, or a task that does not end; its log may say which)"
+                )
+                continue
             except Exception as exc:  # the task could not run there
                 found = [
                     f"the probe failed: {type(exc).__name__}: {exc} (is this project installed "
@@ -240,7 +316,12 @@ class DaskExecutor:
             raise ClusterError(
                 "the cluster cannot play this tournament, bots are missing on its workers "
                 "(bots must be reachable on every worker: a shared file system or the same image):\n  "
-                + "\n  ".join(problems)
+                + "\n  ".join(problems + busy)
+            )
+        if busy:
+            raise ClusterError(
+                "the cluster cannot play this tournament now: " + "; ".join(busy) + ". Nothing was played: "
+                "run the same command again once its workers are free, or without that worker"
             )
 
     async def _watch_workers(self) -> None:
@@ -258,7 +339,7 @@ class DaskExecutor:
                 continue
             lost_since = None
             try:
-                workers = await trio.to_thread.run_sync(self._current_workers, abandon_on_cancel=True)
+                workers = await _in_thread(self._current_workers)
             except Exception:
                 workers = {}
             for gone in sorted(set(self.workers) - set(workers)):
@@ -268,6 +349,14 @@ class DaskExecutor:
             for new in sorted(set(workers) - set(self.workers)):
                 self.say(f"note: worker {new} joined the cluster ({workers[new]} thread(s))")
             self.workers = workers
+            if workers and time.monotonic() - self._looked_at >= LOOK_SECONDS:
+                try:
+                    looked = await _in_thread(self._look_at_the_scheduler)
+                except Exception:
+                    pass
+                else:
+                    self._run_keys, self._free_threads = looked
+                    self._looked_at = time.monotonic()
             if workers:
                 alone_since = None
                 continue
@@ -299,11 +388,17 @@ class DaskExecutor:
         client = self.client
         return client is None or client.status not in ("running", "connecting", "newly-created")
 
-    async def _result(self, future: Any, pinned: Sequence[str] = ()) -> Any:
-        """Wait for ``future`` without a thread per waiting task (a cluster may have
-        hundreds of slots): Dask's completion callback wakes this task. A task ``pinned``
-        to some workers waits for them only while one of them is in the cluster (Dask
-        would keep it queued forever): then :class:`WorkerLost`."""
+    async def _result(
+        self, future: Any, what: str, pinned: Sequence[str] = (), timeout: float | None = None
+    ) -> Any:
+        """Wait for ``future`` (``what``: the output's name for it) without a thread per
+        waiting task (a cluster may have hundreds of slots): Dask's completion callback wakes
+        this task, and its state is looked at every few seconds too, so no wait hangs on a
+        lost callback. A task ``pinned`` to some workers waits for them only while one of
+        them is in the cluster (Dask would keep it queued forever): then
+        :class:`WorkerLost`; past ``timeout`` seconds: :class:`TaskTimeout`. A task no worker
+        runs while threads are free, for ``stall_seconds`` of the watcher's looks (see
+        :meth:`_look_at_the_scheduler`): :class:`TaskStalled`. Either way it is cancelled."""
         done = trio.Event()
         token = self._token
         assert token is not None
@@ -315,20 +410,56 @@ class DaskExecutor:
                 pass
 
         future.add_done_callback(wake)
-        try:
-            while True:
-                with trio.move_on_after(WATCH_SECONDS):
-                    await done.wait()
-                if done.is_set():
-                    break
-                if pinned:
-                    workers = await trio.to_thread.run_sync(self._current_workers)
-                    if not any(w in workers for w in pinned):
-                        await trio.to_thread.run_sync(future.cancel)
-                        raise WorkerLost(f"worker(s) {', '.join(pinned)} left the cluster")
-            return await trio.to_thread.run_sync(future.result)
-        finally:
-            self._futures.discard(future)
+        started = time.monotonic()
+        report_at = started + LONG_WAIT_SECONDS
+        idle_since: float | None = None  # when the scheduler was first seen with it unrun
+        looked = started
+        while not (done.is_set() or future.done()):
+            with trio.move_on_after(WATCH_SECONDS):
+                await done.wait()
+            if done.is_set() or future.done():
+                break
+            now = time.monotonic()
+            if timeout is not None and now - started >= timeout:
+                await _in_thread(future.cancel)
+                raise TaskTimeout(f"{what} did not finish within {timeout:g} s")
+            if pinned:
+                workers = await _in_thread(self._current_workers)
+                if not any(w in workers for w in pinned):
+                    await _in_thread(future.cancel)
+                    raise WorkerLost(f"worker(s) {', '.join(pinned)} left the cluster")
+            elif self._looked_at > looked:  # the watcher has looked at the scheduler again
+                looked = self._looked_at
+                if future.key in self._run_keys or not self._free_threads:
+                    idle_since = None
+                else:
+                    idle_since = looked if idle_since is None else idle_since
+                    if looked - idle_since >= self.stall_seconds:
+                        await _in_thread(future.cancel)
+                        raise TaskStalled(
+                            f"no worker has run its task for {looked - idle_since:.0f} s while "
+                            f"{self._free_threads} worker thread(s) were free"
+                        )
+            if now >= report_at:
+                where = (
+                    "a worker is running it"
+                    if future.key in self._run_keys
+                    else f"no worker runs it; {self._free_threads} thread(s) free"
+                )
+                self.say(
+                    f"note: {what} has waited {now - started:.0f} s on the cluster "
+                    f"(task {future.key}: {where}, per the scheduler)"
+                )
+                report_at = now + LONG_WAIT_SECONDS
+        return await _in_thread(future.result)
+
+    def _look_at_the_scheduler(self) -> tuple[set[str], int]:
+        """The tasks the workers are running or hold ready to run, and the threads free of
+        them, per the scheduler (blocking)."""
+        processing = dict(self.client.processing())
+        running = {str(key) for keys in processing.values() for key in keys}
+        free = sum(max(0, n - len(processing.get(w, ()))) for w, n in self.workers.items())
+        return running, free
 
     # -- batches -------------------------------------------------------------------------------
     async def play(self, games: Sequence[ScheduledGame], deliver: Deliver) -> None:
@@ -355,9 +486,8 @@ class DaskExecutor:
                 pure=False,
                 key=f"vastuz-batch-{games[0].slot}-{uuid.uuid4().hex[:8]}",
             )
-            self._futures.add(future)
             try:
-                result: BatchResult = await self._result(future, pinned=allowed if refused else ())
+                result: BatchResult = await self._result(future, what, pinned=allowed if refused else ())
             except BatchRefused as exc:
                 refused[exc.worker] = exc.message
                 self.say(f"note: worker {exc.worker} cannot play {what}: {exc.message}")
@@ -412,6 +542,12 @@ class DaskExecutor:
             f"cluster: dispatch overhead {overhead:.1f} ms per game "
             "(a batch's time from submit to result, less its time on the worker)",
         ]
+
+
+async def _in_thread(fn: Callable[[], Any]) -> Any:
+    """A blocking call to Dask in a thread that a cancelled run leaves behind (a Ctrl-C,
+    or the watcher's error, is never held up by a scheduler that does not answer)."""
+    return await trio.to_thread.run_sync(fn, abandon_on_cancel=True)
 
 
 __all__ = ["DaskExecutor", "batch_task", "probe_task"]
