@@ -76,9 +76,9 @@ LONG_WAIT_SECONDS = 600.0
 """A batch still pending after this long (then as long again) is reported with the
 scheduler's view of it: a hang explains itself in the run's output."""
 EVENT_GRACE = 10.0
+"""Seconds beyond its own timeout a stop-event request to the scheduler may take."""
 CLOSE_TIMEOUT = 10.0
 """Seconds for each step of disconnecting from the scheduler at the end of a run."""
-"""Seconds beyond its own timeout a stop-event request to the scheduler may take."""
 MAX_LOST_RUNS = 3
 """Times a batch may lose its worker (Dask's own retries exhausted) or fail to reach one
 before the run stops: a batch that kills every worker it lands on is not retried forever."""
