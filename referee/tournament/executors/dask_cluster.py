@@ -233,6 +233,11 @@ class DaskExecutor:
 
     def _connect(self) -> Any:
         assert distributed is not None
+        # The client's batched stream logs a traceback (at INFO) when its connection to the
+        # scheduler dies, which a run then reports in its own words (see _lost); it says
+        # nothing else. Whatever the client sends as the run notices the loss (a released
+        # future, say) can trip it before _lost is called, so it is quiet from the start.
+        logging.getLogger("distributed.batched").setLevel(logging.CRITICAL)
         try:
             client = distributed.Client(self.address, timeout=self.connect_timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
