@@ -22,21 +22,21 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields
+from functools import cache
 from html import escape
 from typing import Any
 
-from referee.engine import Color, Position, TurnError
-from referee.play.records import GameRecord
+from referee.engine import Color, Position, TurnError, geometry
+from referee.play.records import GameRecord, TurnEntry, parse_line
 from referee.render.assets import CSS as _CSS
 from referee.render.assets import JS as _JS
-from referee.render.svg import STYLE, grid_svg, layout, read_turn, svg_open
+from referee.render.svg import STYLE, grid_svg, layout, svg_open
 
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 """Digits of the change codes: a change is ``3 * point + state`` (state 0 empty, 1 Black,
 2 White) in two base-64 digits, most significant first (469 points * 3 < 64 ** 2)."""
-
-_STATE = {None: 0, Color.BLACK: 1, Color.WHITE: 2}
 
 
 def _code(point: int, state: int) -> str:
@@ -48,16 +48,46 @@ def _seconds(x: float | None) -> str:
     return "-" if x is None else str(round(x * 1000))
 
 
-def _stones(position: Position) -> dict[str, Color]:
-    out = {p: Color.BLACK for p in position.stones(Color.BLACK)}
-    out.update({p: Color.WHITE for p in position.stones(Color.WHITE)})
-    return out
+def _masks(position: Position) -> tuple[int, int]:
+    """``(black, white)``: the position's stones as bitsets of the engine's point indices.
+    Read off the engine's own state (no copy, no names): the replay of a game asks for
+    them after every turn, and ``stones``/``stone_at`` would name and sort every point."""
+    return position._stones
+
+
+@cache
+def _point_codes(size: int) -> tuple[tuple[str, str, str], ...]:
+    """Per engine point index, its change codes (empty, Black, White) on the page's board
+    of side ``size``. The engine's indices and the layout's numbers run in the same order
+    (both row by row from ``a1``), so a bitset's points, lowest first, are in the page's
+    order."""
+    geo = geometry(size)
+    index = layout(size).index
+    codes: list[tuple[str, str, str]] = [("", "", "")] * (max(geo.names) + 1)
+    for p, name in geo.names.items():
+        codes[p] = (_code(index[name], 0), _code(index[name], 1), _code(index[name], 2))
+    order = [index[geo.names[p]] for p in sorted(geo.names)]
+    assert order == sorted(order), "the engine's points and the layout's run in different orders"
+    return tuple(codes)
+
+
+def _changes(codes: tuple[tuple[str, str, str], ...], black: int, white: int, changed: int) -> str:
+    """The change codes of the points of ``changed``, lowest first, as they stand in
+    ``black`` and ``white``."""
+    out = []
+    while changed:
+        low = changed & -changed
+        changed ^= low
+        out.append(codes[low.bit_length() - 1][1 if black & low else 2 if white & low else 0])
+    return "".join(out)
 
 
 def score_breakdown(position: Position) -> list[dict[str, Any]]:
     """Per colour (Black first): every group's size, the distinct sizes that score, their
     sum, their count, the half point for the strictly largest group, and the total."""
-    sizes = [[len(g) for g in position.groups(c)] for c in (Color.BLACK, Color.WHITE)]
+    # Largest first, as Position.groups lists them; counted off the engine's group bitsets.
+    groups = position._groups
+    sizes = [sorted((g.bit_count() for g in groups[c]), reverse=True) for c in (0, 1)]
     totals = position.score()
     out = []
     for me in range(2):
@@ -80,10 +110,32 @@ def game_data(record: GameRecord) -> dict[str, Any]:
     """One game as the page's data: the record's facts plus, from the engine, the stones
     that change with the setup and with each turn (``d``: one space-separated token per
     position change, the setup's first) and the final position's score breakdown."""
-    lay = layout(record.size)
-    index = lay.index
+    turns = record.turns
+    opening = 0
+    while opening < len(turns) and turns[opening].opening:
+        opening += 1
+    return _game_data(
+        record,
+        [t.turn for t in turns],
+        [t.seconds for t in turns],
+        "".join([t.color.letter for t in turns]),
+        opening,
+        lambda k: turns[k].number,
+    )
+
+
+def _game_data(
+    record: GameRecord,
+    texts: list[str],
+    seconds: list[float | None],
+    colors: str,
+    opening: int,
+    number: Callable[[int], int],
+) -> dict[str, Any]:
+    """:func:`game_data` of ``record`` but for its turns, given apart: their notation,
+    times and colours' letters, how many the opening gave, and the number of the ``k``-th."""
     pos = Position.new(record.size)
-    state: dict[str, Color] = {}
+    codes = _point_codes(record.size)
     tokens: list[str] = []
     replay_error = None
     if record.setup is not None:
@@ -91,39 +143,24 @@ def game_data(record: GameRecord) -> dict[str, Any]:
             pos = pos.setup(record.setup.black, record.setup.white)
         except TurnError as exc:
             replay_error = f"setup {record.setup.black} {record.setup.white}: {exc}"
-    state = _stones(pos)
-    tokens.append(
-        "".join(_code(index[p], _STATE[c]) for p, c in sorted(state.items(), key=lambda x: index[x[0]]))
-    )
+    black, white = _masks(pos)
+    tokens.append(_changes(codes, black, white, black | white))
     if replay_error is None:
-        for turn in record.turns:
+        for k, text in enumerate(texts):
             try:
-                nxt = pos.play(turn.turn)
-                placement, steals = read_turn(record.size, turn.turn)
+                pos = pos.play(text)
             except TurnError as exc:
-                replay_error = f"turn {turn.number} {turn.turn}: {exc}"
+                replay_error = f"turn {number(k)} {text}: {exc}"
                 break
-            # A turn changes only the points its notation names; the engine says what
-            # each of them holds afterwards (checked against the whole board at the end).
-            touched = ([placement] if placement is not None else []) + [p for s in steals for p in s]
-            changes = []
-            for p in sorted(set(touched), key=index.__getitem__):
-                after = nxt.stone_at(p)
-                if after is not state.get(p):
-                    changes.append(_code(index[p], _STATE[after]))
-                    if after is None:
-                        state.pop(p, None)
-                    else:
-                        state[p] = after
-            tokens.append("".join(changes))
-            pos = nxt
-        if replay_error is None and state != _stones(
-            pos
-        ):  # pragma: no cover - a turn changed a point it does not name
-            replay_error = "the replay's stones differ from the engine's"
-    opening = 0
-    while opening < len(record.turns) and record.turns[opening].opening:
-        opening += 1
+            # The points whose stone the turn changed: its placement and each steal's two
+            # points (the engine's stones, not the notation's: the same points).
+            b, w = pos._stones  # _masks(pos), inline: this loop is most of a replay's time
+            changed = (b ^ black) | (w ^ white)
+            if changed & (changed - 1):
+                tokens.append(_changes(codes, b, w, changed))
+            else:  # one point (a placement without steals, most turns)
+                tokens.append(codes[changed.bit_length() - 1][1 if b & changed else 2] if changed else "")
+            black, white = b, w
     fault = record.fault
     data: dict[str, Any] = {
         "id": record.game_id,
@@ -155,11 +192,10 @@ def game_data(record: GameRecord) -> dict[str, Any]:
         "sc": None if record.score is None else list(record.score),
         "fs": score_breakdown(pos),
         "no": list(record.notes),
-        "t": " ".join(t.turn for t in record.turns),
-        "s": " ".join(_seconds(t.seconds) for t in record.turns),
+        "t": " ".join(texts),
+        "s": " ".join([_seconds(x) for x in seconds]),
         "d": " ".join(tokens),
     }
-    colors = "".join(t.color.letter for t in record.turns)
     if colors != ("bw" * len(colors))[: len(colors)]:  # only when the colours do not simply alternate
         data["tc"] = colors
     if replay_error is not None:
@@ -167,6 +203,48 @@ def game_data(record: GameRecord) -> dict[str, Any]:
     if record.forensics is not None:  # only games that ended in a fault have them
         data["fx"] = {"lines": record.forensics.lines, "stderr": record.forensics.stderr}
     return data
+
+
+_TURN_FIELDS = frozenset(f.name for f in fields(TurnEntry))
+_TURN_NEEDS = frozenset({"number", "color", "turn"})  # the fields without a default
+_LETTER = {c.value: c.letter for c in Color}
+
+
+def line_entry(line: bytes | str) -> tuple[GameRecord, str]:
+    """The record of a results line and its :func:`game_json`, or ``ValueError`` just when
+    :func:`~referee.play.records.parse_line` would raise it. The record has no turns: they
+    are read off the line's JSON as they are (a :class:`~referee.play.records.TurnEntry`
+    each was about half of ``parse_line``'s time), when every one is a plain turn object
+    as the referee writes it; any other line goes through ``parse_line``."""
+    try:
+        data = json.loads(line)
+    except ValueError as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+    turns = data.get("turns") if type(data) is dict else None
+    if type(turns) is list:
+        try:
+            # What GameRecord.from_dict needs of a turn to read it: an object of its fields
+            # only, the three without a default among them, and a colour's name.
+            colors = "".join([_LETTER[t["color"]] for t in turns])
+            plain = all([type(t) is dict and _TURN_NEEDS <= t.keys() <= _TURN_FIELDS for t in turns])
+        except (KeyError, TypeError):
+            plain = False
+        if plain:
+            record = GameRecord.from_dict({**data, "turns": []})
+            opening = 0
+            while opening < len(turns) and turns[opening].get("opening", False):
+                opening += 1
+            entry = _game_data(
+                record,
+                [t["turn"] for t in turns],
+                [t.get("seconds") for t in turns],
+                colors,
+                opening,
+                lambda k: turns[k]["number"],
+            )
+            return record, _script_json(entry)
+    record = parse_line(line)
+    return record, game_json(record)
 
 
 def _script_json(value: object) -> str:

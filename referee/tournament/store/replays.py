@@ -30,8 +30,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from referee.errors import ResultsError
-from referee.play.records import parse_line
-from referee.render.html import game_json
+from referee.render.html import line_entry
 from referee.tournament.store.files import MAX_REPLAYS, atomic_writer
 from referee.tournament.store.results import READ_BUFFER, LinesSeen, _lines, file_identity, open_nofollow
 
@@ -173,11 +172,11 @@ class ReplayWindow:
         self.lines.append(line)
         started = time.perf_counter()
         try:
-            record = parse_line(raw)
+            record, entry = line_entry(raw)
         except ValueError:
             return  # not a record: in the window, on no page
         line.slot, line.void, line.size = record.slot, record.is_void, record.size
-        self._write(line, game_json(record).encode())
+        self._write(line, entry.encode())
         self.made += 1
         self.making += time.perf_counter() - started
 
