@@ -71,3 +71,20 @@ def test_carried_state_matches_a_rebuild(size, seed):
         assert_consistent(gen)
         assert_consistent(val)
     assert val.is_over
+
+
+@settings(max_examples=50, deadline=None)
+@given(sizes, seeds)
+def test_bitset_views_name_the_same_stones_and_groups(size, seed):
+    """``stone_masks`` and ``group_sizes`` (what a replay page reads after every turn) say
+    what ``stones`` and ``groups`` say, along a random game."""
+    rng = random.Random(seed)
+    pos = Position.new(size)
+    while True:
+        names = pos.geo.names
+        for c, mask in zip(("b", "w"), pos.stone_masks, strict=True):
+            assert sorted(names[p] for p in range(mask.bit_length()) if mask >> p & 1) == pos.stones(c)
+            assert pos.group_sizes(c) == [len(g) for g in pos.groups(c)]
+        if pos.is_over:
+            break
+        pos = pos.play(pos.random_turn(rng))

@@ -141,6 +141,17 @@ class Position:
         out.sort(key=lambda g: (-len(g), g))
         return out
 
+    @property
+    def stone_masks(self) -> tuple[int, int]:
+        """``(black, white)``: the stones as bitsets of point indices (bit ``p`` is the
+        geometry's point ``p``), for code that compares positions wholesale (a replay's
+        changed points) without naming every point."""
+        return self._stones
+
+    def group_sizes(self, color: Color | str) -> list[int]:
+        """The sizes of ``color``'s groups, largest first (as :meth:`groups` lists them)."""
+        return sorted((g.bit_count() for g in self._groups[_color_index(color)]), reverse=True)
+
     def stone_at(self, point: str) -> Color | None:
         p = self.geo.parse(point)
         if self._stones[0] >> p & 1:

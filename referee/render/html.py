@@ -48,13 +48,6 @@ def _seconds(x: float | None) -> str:
     return "-" if x is None else str(round(x * 1000))
 
 
-def _masks(position: Position) -> tuple[int, int]:
-    """``(black, white)``: the position's stones as bitsets of the engine's point indices.
-    Read off the engine's own state (no copy, no names): the replay of a game asks for
-    them after every turn, and ``stones``/``stone_at`` would name and sort every point."""
-    return position._stones
-
-
 @cache
 def _point_codes(size: int) -> tuple[tuple[str, str, str], ...]:
     """Per engine point index, its change codes (empty, Black, White) on the page's board
@@ -85,9 +78,7 @@ def _changes(codes: tuple[tuple[str, str, str], ...], black: int, white: int, ch
 def score_breakdown(position: Position) -> list[dict[str, Any]]:
     """Per colour (Black first): every group's size, the distinct sizes that score, their
     sum, their count, the half point for the strictly largest group, and the total."""
-    # Largest first, as Position.groups lists them; counted off the engine's group bitsets.
-    groups = position._groups
-    sizes = [sorted((g.bit_count() for g in groups[c]), reverse=True) for c in (0, 1)]
+    sizes = [position.group_sizes(c) for c in (Color.BLACK, Color.WHITE)]
     totals = position.score()
     out = []
     for me in range(2):
@@ -143,7 +134,9 @@ def _game_data(
             pos = pos.setup(record.setup.black, record.setup.white)
         except TurnError as exc:
             replay_error = f"setup {record.setup.black} {record.setup.white}: {exc}"
-    black, white = _masks(pos)
+    # The stones as bitsets (not names): the replay compares them after every turn, and
+    # stones/stone_at would name and sort every point.
+    black, white = pos.stone_masks
     tokens.append(_changes(codes, black, white, black | white))
     if replay_error is None:
         for k, text in enumerate(texts):
@@ -154,7 +147,7 @@ def _game_data(
                 break
             # The points whose stone the turn changed: its placement and each steal's two
             # points (the engine's stones, not the notation's: the same points).
-            b, w = pos._stones  # _masks(pos), inline: this loop is most of a replay's time
+            b, w = pos.stone_masks
             changed = (b ^ black) | (w ^ white)
             if changed & (changed - 1):
                 tokens.append(_changes(codes, b, w, changed))
