@@ -1,7 +1,7 @@
 """The replays of a standings page, made once a game and kept beside the results.
 
 A standings page replays the latest :data:`MAX_REPLAYS` records of ``results.jsonl`` (the
-latest record of each of their slots), and each replay costs the engine about a
+latest record of each of their slots), and each replay costs the engine most of a
 millisecond a game (:func:`~referee.render.html.game_json`). So that a page grows instead
 of being rebuilt, a run keeps each game's entry in ``OUTPUT/page-replays.jsonl``, one line
 a game, made once: a header (where its record is: the line's offset in ``results.jsonl``
