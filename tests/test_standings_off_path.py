@@ -129,8 +129,11 @@ def clone(record: GameRecord, slot) -> GameRecord:  # type: ignore[no-untyped-de
 
 async def test_games_finish_while_a_slow_standings_page_is_written(tmp_path, marker):
     """The standings of a run that resumes 1,500 games must replay them all for its first
-    page (seconds of engine work, no mock): games go on finishing while it is written."""
-    slow = ("--fault", "slow", "--delay", "0.02")  # games of about a third of a second
+    page (a third of a second or more of engine work, no mock): games go on finishing while
+    it is written."""
+    # Games of a few hundredths of a second, several times shorter than that page (it was
+    # once longer than a game of a third of a second; the replays got faster).
+    slow = ("--fault", "slow", "--delay", "0.002")
     small = config_of(tmp_path, marker, 2, "small", *slow)
     with trio.fail_after(120):
         await Tournament(small, out=io.StringIO(), standings_every=0).run()
