@@ -219,7 +219,8 @@ def test_the_live_feed_and_its_client_bound(served: Served) -> None:
         while not events:  # whole events only (a read may end inside one)
             seen += streams[0][1].read1(65536)
             done = seen.split(b"\n\n")[:-1]
-            events = [e for e in done if b'"turns":["' in e]
+            # This game's: another test's game on the same server may still be live.
+            events = [e for e in done if b'"turns":["' in e and game.encode() in e]
         event = next(line for line in events[0].split(b"\n") if line.startswith(b"data: "))
         data = json.loads(event[6:])
         assert data["game_id"] == game and data["svg"].startswith("<svg") and data["turns"][0] == turn
