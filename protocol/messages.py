@@ -81,10 +81,10 @@ class Command:
             raise ValueError(f"command id must be non-negative, got {id}")
         return self._trusted(id, self.name, self.args)
 
-    def _body(self) -> str:
-        """The name and arguments as written, kept after the first use (a command is
-        immutable, and the referee sends the same ``genmove`` all game). By hand rather
-        than ``functools.cached_property``, which takes a lock on every first use in 3.11."""
+    def body(self) -> str:
+        """The name and arguments as written, without the id: kept after the first use (a
+        command is immutable, and the referee sends the same ``genmove`` all game). By hand
+        rather than ``functools.cached_property``, which takes a lock on every first use in 3.11."""
         body: str | None = self.__dict__.get("_wire")
         if body is None:
             body = self.__dict__["_wire"] = " ".join((self.name, *self.args)) if self.args else self.name
@@ -92,13 +92,13 @@ class Command:
 
     def format(self) -> str:
         """The wire form, newline included: ``"7 play b g7\\n"``."""
-        return f"{self._body()}\n" if self.id is None else f"{self.id} {self._body()}\n"
+        return f"{self.body()}\n" if self.id is None else f"{self.id} {self.body()}\n"
 
     def numbered(self, id: int) -> tuple[Command, str]:
         """The command with ``id`` (a positive number the caller counts) and that
         command's wire form: what :meth:`with_id` then :meth:`format` give, at the cost
         of one (the referee numbers every command it sends)."""
-        body = self._body()
+        body = self.body()
         command = object.__new__(Command)
         # Its wire body is this one's: kept too, so its text costs nothing later.
         command.__dict__.update(id=id, name=self.name, args=self.args, _wire=body)
@@ -142,6 +142,14 @@ class Response:
             raise ValueError(f"response id must be non-negative, got {self.id}")
         if "\n\n" in self.text or self.text.endswith("\n") or "\r" in self.text:
             raise ValueError(f"response text would break the framing: {clip(self.text)}")
+
+    @classmethod
+    def from_line(cls, id: int | None, text: str) -> Response:
+        """The ``=`` response whose ``text`` the caller took off one wire line (so with no
+        newline and no carriage return): nothing to check (the referee reads one a turn)."""
+        response = object.__new__(cls)
+        response.__dict__.update(ok=True, id=id, text=text)  # frozen: no __setattr__
+        return response
 
     def format(self) -> str:
         """The wire form, terminator included: ``"=7 g7\\n\\n"``, ``"?3 unknown command\\n\\n"``."""

@@ -41,7 +41,7 @@ import trio
 
 from protocol import commands
 from protocol.framing import ProtocolError
-from protocol.messages import Command
+from protocol.messages import Command, Response
 from referee.engine import Color, Position, TurnError
 from referee.play.clock import BotClock, describe
 from referee.play.command import BotCommand
@@ -147,6 +147,9 @@ class _Game:
         self.pipes = tuple(b.pipes if isinstance(b, BotProcess) else None for b in bots)
         self.command_timeouts = (spec.command_timeout_of(0), spec.command_timeout_of(1))
         self.times_left = (False, False)  # whether each bot lists time_left (known once started)
+        # Per seat, the opponent's last turn not sent yet: it goes out with the seat's next
+        # decision, in the same write (see _decide).
+        self.untold: list[tuple[Color, str] | None] = [None, None]
         # Whether the first decision (gensetup, choose_color, genmove) has been asked: a
         # fault before it is a start-up failure, which voids (see _void_before_play).
         self.decided = False
@@ -253,7 +256,10 @@ class _Game:
         self._observe()
         while not self.pos.is_over:
             await self._turn()
-        await self._settle()  # the last turn's play
+        for seat, told in enumerate(self.untold):  # the last turn's play
+            if told is not None:
+                self._queue(seat, commands.play_accepted(*told), self.command_timeouts[seat])
+        await self._settle()
         await self._score()
 
     # ------------------------------------------------------------------ requests
@@ -282,16 +288,20 @@ class _Game:
             for ticket in queued:
                 await self._judge(ticket)
 
-    async def _judge(self, ticket: _Ticket, *, thinking: bool = False) -> Exchange:
+    async def _judge(
+        self, ticket: _Ticket, *, thinking: bool = False, asked: float | None = None
+    ) -> Exchange:
         """Receive a ticket's answer, book its time, and hold it to what the command
         requires (``=``, or for an optional command a ``?`` noted). A fault of the bot
-        becomes a :class:`_SeatFault` with how long the wait took."""
+        becomes a :class:`_SeatFault` with how long the wait took (from ``asked``, when the
+        wait began before this call)."""
         seat = ticket.seat
         pending = ticket.pending
         if pending is not None:
             pipes = self.pipes[seat]
             assert pipes is not None
-            asked = time.perf_counter()  # the process's own clock
+            if asked is None:
+                asked = time.perf_counter()  # the process's own clock
             try:
                 exchange = await pipes.receive(pending)
             except BotFault as fault:
@@ -362,12 +372,76 @@ class _Game:
             if note not in self.record.notes:
                 self.record.notes.append(note)
 
-    async def _decide(self, seat: int, command: Command, color: Color | None) -> Exchange:
-        """A timed decision: ``time_left`` first (to bots that list it, once colours are
-        known), then the command under the bot's clock, whose time is then charged. Both
-        go out in one write with whatever is queued for the bot (the opponent's last turn),
-        and the queued answers are judged first."""
+    async def _decide(
+        self, seat: int, command: Command, color: Color | None, told: tuple[Color, str] | None = None
+    ) -> Exchange:
+        """A timed decision: the opponent's last turn (``told``), ``time_left`` (to bots
+        that list it, once colours are known), then the command under the bot's clock,
+        whose time is then charged. All go out in one write with whatever is queued for
+        the bot, and the answers are judged in the order sent."""
+        answered = await self._ask(seat, command, color, told)
+        if isinstance(answered, Exchange):
+            return answered
+        return self._fast_exchange(seat, command, *answered)
+
+    def _fast_exchange(self, seat: int, command: Command, text: str, seconds: float) -> Exchange:
+        """The exchange of a decision the fast path answered (see :meth:`_ask`)."""
+        pipes = self.pipes[seat]
+        assert pipes is not None
+        number = pipes.last_id
+        return Exchange(command.numbered(number)[0], Response.from_line(number, text), seconds)
+
+    async def _ask(
+        self, seat: int, command: Command, color: Color | None, told: tuple[Color, str] | None
+    ) -> Exchange | tuple[str, float]:
+        """:meth:`_decide`, returning the usual answer as its text and seconds only. A
+        process with nothing else queued gets the commands as one fast exchange
+        (:meth:`~referee.play.pipes.BotPipes.exchange`): booked here as :meth:`_book`
+        would; anything unusual comes back as Pendings, judged in order as below."""
         clock = self.clocks[seat]
+        pipes = self.pipes[seat]
+        if pipes is not None and not self.queued:
+            timeout = self.command_timeouts[seat]
+            listed = color is not None and self.times_left[seat]
+            if told is None and not listed:
+                sent: list[Command] = [command]
+                timeouts = [clock.deadline]
+            elif not listed:
+                assert told is not None
+                sent = [commands.play_accepted(*told), command]
+                timeouts = [timeout, clock.deadline]
+            else:
+                assert color is not None
+                sent = [] if told is None else [commands.play_accepted(*told)]
+                sent += [clock.time_left_command(color), command]
+                timeouts = [timeout] * (len(sent) - 1) + [clock.deadline]
+            self.decided = True
+            asked = time.perf_counter()
+            answered = await pipes.exchange(sent, timeouts)
+            if type(answered) is tuple:
+                seconds, text, overhead = answered
+                stats = self.stats[seat]
+                stats.requests += len(seconds)
+                stats.bot_seconds += sum(seconds)
+                stats.overhead_us += overhead * 1e6 * len(seconds)
+                took = seconds[-1]
+                stats.thinking_seconds += took
+                clock.charge(took, turn=command.name == "genmove")
+                return text, took
+            if answered is not None:  # sent, then handed back: judged in order, as below
+                assert isinstance(answered, list)
+                last = len(answered) - 1
+                tickets = [
+                    _Ticket(seat, p.command, p.timeout, p, optional=listed and k == last - 1)
+                    for k, p in enumerate(answered)
+                ]
+                for k, ticket in enumerate(tickets[:-1]):
+                    await self._judge(ticket, asked=asked if k == 0 else None)
+                exchange = await self._judge(tickets[-1], thinking=True, asked=asked if not last else None)
+                clock.charge(exchange.seconds, turn=command.name == "genmove")
+                return exchange
+        if told is not None:
+            self._queue(seat, commands.play_accepted(*told), self.command_timeouts[seat])
         time_left = None
         if color is not None and self.times_left[seat]:
             time_left = self._send(
@@ -443,36 +517,38 @@ class _Game:
         assert self.seat_of is not None
         color = self.pos.to_move
         seat = self.seat_of[color]
-        exchange = await self._decide(seat, commands.genmove(color), color)
+        told = self.untold[seat]
+        self.untold[seat] = None
+        command = commands.genmove(color)
+        answered = await self._ask(seat, command, color, told)
+        if isinstance(answered, Exchange):
+            exchange: Exchange | None = answered
+            text, seconds, late = answered.response.text, answered.seconds, _late(answered)
+        else:
+            exchange, late = None, None  # the exchange is made only for a fault's record
+            text, seconds = answered
         try:
-            turn = commands.parse_genmove(exchange.response.text)
+            turn = commands.parse_genmove(text)
         except ProtocolError as exc:
+            exchange = exchange or self._fast_exchange(seat, command, text, seconds)
             raise self._illegal(seat, exchange, f"not a turn: {exc}") from None
         if turn == commands.RESIGN:
             bot = self.bots[seat]
-            raise _SeatFault(
-                seat, BotResigned(bot.label, str(exchange.command), "resigned"), exchange.seconds
-            )
+            exchange = exchange or self._fast_exchange(seat, command, text, seconds)
+            raise _SeatFault(seat, BotResigned(bot.label, str(exchange.command), "resigned"), seconds)
         try:
             self.pos = self.pos.play(turn)
         except TurnError as exc:
+            exchange = exchange or self._fast_exchange(seat, command, text, seconds)
             raise self._illegal(seat, exchange, f"illegal turn: {exc}") from None
         turns = self.record.turns
         turns.append(
-            TurnEntry(
-                len(turns) + 1,
-                color,
-                turn,
-                round(exchange.seconds, 6),
-                self.clocks[seat].left,
-                late=_late(exchange),
-            )
+            TurnEntry(len(turns) + 1, color, turn, round(seconds, 6), self.clocks[seat].left, late=late)
         )
         if self.observer is not None:
             self._observe()
-        # Judged with the opponent's next decision, sent in the same write.
-        other = 1 - seat
-        self._queue(other, commands.play_accepted(color, turn), self.command_timeouts[other])
+        # Sent with the opponent's next decision, in the same write.
+        self.untold[1 - seat] = (color, turn)
 
     async def _score(self) -> None:
         """Score with the engine; ask ``final_score`` only as a check (a bot's failure or

@@ -32,11 +32,12 @@ import os
 import select
 import time
 from collections import deque
+from collections.abc import Sequence
 from typing import NoReturn
 
 import trio
 
-from protocol.messages import Command
+from protocol.messages import DEFAULT_MAX_RESPONSE, Command
 from referee.play.faults import BotCrashed, BotFault, BotProtocolError, BotTimeout
 from referee.play.forensics import Recent, new_ring
 from referee.play.player import Exchange
@@ -60,6 +61,11 @@ def _status(code: int | None) -> str:
     if code < 0:
         return f"killed by signal {-code}"
     return f"exit status {code}"
+
+
+_FastExchange = tuple[Sequence[Command], Sequence[float], int]
+"""A fast exchange in flight (:meth:`BotPipes.exchange`): its commands, their deadlines and
+the first one's id; its write's stamp, cost and reads are kept beside it."""
 
 
 class BotPipes:
@@ -87,7 +93,15 @@ class BotPipes:
         self._unwritten: list[Pending] = []  # ... and their Pendings
         self._unreceived: deque[Pending] = deque()  # sent, answer not handed out yet
         self._reading = False  # a request is waiting on stdout
-        self._waiting: Pending | None = None  # the answer a request is waiting for
+        self._waiting: object | None = None  # the answer(s) a request is waiting for
+        # A fast exchange in flight (see exchange), as plain values until it is done or
+        # handed to the general path: its write's stamp (0: not written whole), its cost
+        # before the write, what stdout gave (each read with its stamp), what was not written.
+        self._fast: _FastExchange | None = None
+        self._fast_sent_at = 0.0
+        self._fast_cost = 0.0
+        self._fast_chunks: list[tuple[bytes, float]] = []
+        self._fast_unwritten = b""
         self._wait_deadline = math.inf  # ... and its deadline, on trio's clock
         self._timed_out = False  # the deadline woke the waiting request
         self._overdue: list[Pending] = []  # answers a loss on time abandoned (see resync)
@@ -145,6 +159,7 @@ class BotPipes:
     def fail(self, fault: BotFault) -> None:
         """A fault found outside the pipes (the limit watch): it is the bot's, and the
         request waiting, if any, raises it now."""
+        self._materialize()
         self.replies.record(fault)
         self._healthy = False
         self._wake()
@@ -180,6 +195,7 @@ class BotPipes:
         self._poll()
         if self._closing or self._reader_done.is_set():
             return  # the end of stdout (or a fault) was seen and said so itself
+        self._materialize()  # the crash names the command in flight
         crash = self.replies.exited(_status(process.returncode))
         if self.replies.fault is crash:
             self._status_added = True  # the status is in the message already
@@ -308,6 +324,220 @@ class BotPipes:
         overhead = pending.cost + time.perf_counter() - max(entered, done_at)
         stats.overhead_us += (overhead * 1e6 - stats.overhead_us) / stats.requests  # running mean
         return Exchange(pending.command, response, seconds, overhead, late)
+
+    # ------------------------------------------------------------------ the fast exchange
+    @property
+    def last_id(self) -> int:
+        """The id the last numbered command went out with."""
+        return self._next_id
+
+    async def exchange(
+        self, commands: Sequence[Command], timeouts: Sequence[float]
+    ) -> tuple[list[float], str, float] | list[Pending] | None:
+        """The usual turn in one go: send ``commands`` (numbered, in one write, each with
+        its own deadline as :meth:`send` gives it) and wait for all their answers, for the
+        common case: ``=ID`` and the empty line to each but the last, ``=ID text`` and the
+        empty line to the last, in time, found by no stall of the referee's. Returns, then,
+        each command's bot seconds (as :meth:`hand_out` counts them), the last answer's
+        text and the referee's overhead per command, the stats booked (the last command
+        went out numbered :attr:`last_id`).
+
+        Anything else is left to the general path, with the outcome it would have had from
+        the start: None when the fast path does not apply (nothing was sent: a command
+        already in flight, a fault, a closing bot, a transcript or debug log to write,
+        something on stdout already); or, once anything else happens after the write (a
+        ``?``, any other answer or line, a short write, the end of output, a deadline, a
+        possible stall, a fault found by the limit or exit watch), the commands' Pendings,
+        made as :meth:`send` would have made them and fed everything read so far with its
+        stamps (:meth:`_materialize`), for :meth:`receive` in order. So every answer is
+        judged the same; the usual one costs fewer objects and coroutines."""
+        began = time.perf_counter()
+        replies = self.replies
+        if (
+            self._unreceived
+            or self._out
+            or replies.queue
+            or replies.fault is not None
+            or replies.buffer.has_partial
+            or replies.transcript.enabled
+            or self._debug
+            or not self._healthy
+            or self._closing
+            or self._alarm is None
+            or self._reader_done.is_set()
+            or self._stdout_fd < 0
+            or self._idle_poll.poll(0)
+        ):
+            return None
+        count = len(commands)
+        first = self._next_id + 1
+        last = self._next_id = first + count - 1
+        recent = self.recent
+        # The wire, and the answers expected: "=ID" and the empty line to each command,
+        # with " text" on the last one's line (built by hand for the usual one or two).
+        if count == 2:
+            play = f"{first} {commands[0].body()}"
+            text = f"{last} {commands[1].body()}"
+            recent.append(play)
+            recent.append(text)
+            data = f"{play}\n{text}\n".encode()
+            expected = f"={first}\n\n={last} ".encode()
+        elif count == 1:
+            text = f"{last} {commands[0].body()}"
+            recent.append(text)
+            data = f"{text}\n".encode()
+            expected = f"={last} ".encode()
+        else:
+            texts = [f"{first + k} {command.body()}" for k, command in enumerate(commands)]
+            recent.extend(texts)
+            text = texts[-1]
+            data = ("\n".join(texts) + "\n").encode()
+            expected = ("".join([f"={n}\n\n" for n in range(first, last)]) + f"={last} ").encode()
+        replies.last_command = text
+        fast = self._fast = (commands, timeouts, first)
+        chunks: list[tuple[bytes, float]] = []
+        self._fast_chunks = chunks
+        self._fast_sent_at = 0.0
+        try:
+            written = os.write(self._stdin_fd, data)
+        except OSError:  # full, closed or broken: the careful path sorts it out
+            written = 0
+        if written < len(data):
+            self._fast_cost = time.perf_counter() - began
+            self._fast_unwritten = data[written:]
+            return self._fall_back()
+        sent_at = self._fast_sent_at = time.perf_counter()
+        self._fast_cost = sent_at - began
+        done_at: list[float] = []
+        buffer = b""
+        fd = self._stdout_fd
+        self._reading = True
+        self._waiting = fast
+        self._timed_out = False
+        self._set_alarm(sent_at + timeouts[0])
+        try:
+            while True:
+                try:
+                    await trio.lowlevel.wait_readable(fd)
+                except (trio.ClosedResourceError, OSError, ValueError):
+                    pass  # the timer or the exit watcher woke us, or aclose closed stdout
+                if self._fast is not fast:
+                    return self._fall_back()  # a watch found a fault and made the Pendings
+                looked = time.perf_counter()
+                while True:  # the look: what stdout holds now
+                    try:
+                        chunk = os.read(fd, _READ_SIZE)
+                    except BlockingIOError:
+                        break
+                    except OSError:
+                        chunk = b""
+                    if not chunk:  # the end of output: the general path's read finds it again
+                        return self._fall_back()
+                    at = time.perf_counter()
+                    recent.append(chunk)
+                    chunks.append((chunk, at))
+                    buffer += chunk
+                    if not (buffer.startswith(expected) or expected.startswith(buffer)):
+                        return self._fall_back()
+                    complete = buffer.count(b"\n\n")
+                    while len(done_at) < complete and len(done_at) < count:
+                        done_at.append(at)
+                    if len(chunk) < _READ_SIZE:
+                        break
+                answered = len(done_at)
+                if answered == count:
+                    break
+                deadline = (done_at[-1] if done_at else sent_at) + timeouts[answered]
+                if self._timed_out or looked >= deadline:
+                    return self._fall_back()
+                self._set_alarm(deadline)
+        except BaseException:
+            self._fast = None
+            self._healthy = False
+            raise
+        finally:
+            self._reading = False
+            self._waiting = None
+            self._wait_deadline = math.inf
+        # The last answer: one line, then the empty line, nothing after.
+        answer = buffer[len(expected) : -2]
+        if (
+            not buffer.endswith(b"\n\n")
+            or b"\n" in answer
+            or b"\r" in answer
+            or len(answer) >= DEFAULT_MAX_RESPONSE
+            or len(buffer) > replies.buffer.max_line
+        ):
+            return self._fall_back()
+        # In time, and found by no stall of the referee's (else hand_out says how late: a
+        # found just after the last tick or just after a stall might be one).
+        watch = self._watch
+        if watch is not None:
+            tick, stalled = watch.last_tick, watch.stall_end
+        seconds: list[float] = []
+        start = sent_at
+        for k in range(count):
+            done = done_at[k]
+            took = done - start
+            if took > timeouts[k] or (
+                watch is not None and (done - tick > NOTICE or done - stalled <= NOTICE)
+            ):
+                return self._fall_back()
+            seconds.append(took)
+            start = done
+        try:
+            reply = answer.decode()
+        except UnicodeDecodeError:
+            return self._fall_back()
+        self._fast = None
+        stats = self.stats
+        overhead = (self._fast_cost + time.perf_counter() - start) / count
+        stats.requests = requests = stats.requests + count
+        stats.bot_seconds += sum(seconds)
+        stats.overhead_us += (overhead * 1e6 - stats.overhead_us) * count / requests  # running mean
+        return seconds, reply, overhead
+
+    def _set_alarm(self, deadline: float) -> None:
+        """Have the timer wake the wait at ``deadline`` (``time.perf_counter``) at the latest."""
+        trio_deadline = trio.current_time() + (deadline - time.perf_counter())
+        self._wait_deadline = trio_deadline
+        alarm = self._alarm
+        if alarm is not None and trio_deadline < alarm.deadline:
+            alarm.deadline = trio_deadline
+
+    def _fall_back(self) -> list[Pending]:
+        """The Pendings of the fast exchange's commands for the general path (see
+        :meth:`exchange`)."""
+        self._materialize()
+        return list(self._unreceived)
+
+    def _materialize(self) -> None:
+        """Turn the fast exchange in flight, if any, into what :meth:`send` and the reads
+        would have made of it: its Pendings in flight (each with its share of the cost, its
+        deadline and the write's stamp), what was not written still queued, and every read
+        so far fed to the reply matcher with its own stamp."""
+        fast = self._fast
+        if fast is None:
+            return
+        self._fast = None
+        commands, timeouts, first = fast
+        replies = self.replies
+        cost = self._fast_cost / len(commands)
+        for k, (command, timeout) in enumerate(zip(commands, timeouts, strict=True)):
+            numbered, line = command.numbered(first + k)
+            pending = replies.expect(numbered, timeout, line[:-1])
+            pending.sent_at = self._fast_sent_at
+            pending.cost = cost
+            self._unreceived.append(pending)
+        if self._fast_unwritten:
+            self._out += self._fast_unwritten
+            self._fast_unwritten = b""
+            self._unwritten = list(self._unreceived)
+        chunks, self._fast_chunks = self._fast_chunks, []
+        for chunk, at in chunks:  # an end of output is not among them: a read finds it again
+            if not replies.feed(chunk, at):
+                self._reader_done.set()
+                return
 
     async def resync(self, grace: float) -> float | None:
         """After a loss on time (``restart: never``): wait up to ``grace`` seconds for the

@@ -29,7 +29,7 @@ COMMAND_FAULTS = {
     "illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal",
     "bad-gensetup", "bad-color", "wrong-score", "resign", "accept-illegal", "exit-leave-child",
     "replay", "chatty", "accept-malformed", "accept-extra-steal", "accept-steal-onto-occupied",
-    "stop-referee", "slow-once",
+    "stop-referee", "slow-once", "crlf", "trickle", "blank-first", "two-lines",
 }  # fmt: skip
 # Faults that are about one command whatever --at says.
 FIXED_COMMAND = {
@@ -216,6 +216,21 @@ class FakeBot:
             return False
         if fault == "refuse":
             write(f"?{cid} not today\n\n".encode())
+            return True
+        # Well-formed answers in unusual shapes, which the referee must take as any other.
+        if fault in ("crlf", "trickle", "blank-first", "two-lines"):
+            ok, text = self.answer(name, args)
+            head = f"{'=' if ok else '?'}{cid} {text}".rstrip(" ")
+            if fault == "crlf":  # CR LF line ends
+                write(f"{head}\r\n\r\n".encode())
+            elif fault == "trickle":  # a byte at a time
+                for byte in f"{head}\n\n".encode():
+                    write(bytes([byte]))
+                    time.sleep(0.0005)
+            elif fault == "blank-first":  # an empty line before the response
+                write(f"\n{head}\n\n".encode())
+            else:  # a second line of response text
+                write(f"{head}\nand a second line\n\n".encode())
             return True
         if fault == "stray":
             _ok, text = self.answer(name, args)

@@ -1,0 +1,163 @@
+"""The fast exchange of a turn (``BotPipes.exchange``) against the general path, on real
+processes: the usual answers take it, and every other answer (faults, unusual but valid
+shapes, hangs, crashes) is judged exactly as the general path judges it.
+
+The general path is the one a game takes when transcripts are written (the fast exchange
+does not write them), so each game here is played twice, with and without transcripts,
+and the two records must agree on everything but the clocks' readings."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from conftest import check_gone
+from games import check_scored, replay
+
+from referee.play.command import BotCommand
+from referee.play.game import run_game
+from referee.play.pipes import BotPipes
+from referee.play.records import GameRecord, Termination
+from referee.play.spec import GameSpec, OpeningKind, TimeControl
+
+GUARD = 30
+QUIT_GRACE = 10.0
+PER_MOVE = TimeControl.fixed(0.5, margin=0.3)
+
+
+@pytest.fixture
+def exchanges(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How each fast exchange ended, counted: ``fast`` (answered), ``handed back`` (sent,
+    then judged by the general path) or ``declined`` (not sent)."""
+    seen: Counter[str] = Counter()
+    real = BotPipes.exchange
+
+    async def counted(self: BotPipes, *args: Any) -> Any:
+        answered = await real(self, *args)
+        seen[
+            "fast" if isinstance(answered, tuple) else "declined" if answered is None else "handed back"
+        ] += 1
+        return answered
+
+    monkeypatch.setattr(BotPipes, "exchange", counted)
+    return seen
+
+
+async def _play(
+    pair: tuple[BotCommand, BotCommand], tmp_path: Path, *, transcripts: bool, opening: OpeningKind
+) -> GameRecord:
+    spec = GameSpec(size=4, opening=opening, time_control=PER_MOVE, command_timeout=1.0, game_id="x")
+    folder = tmp_path / ("general" if transcripts else "fast")
+    folder.mkdir(exist_ok=True)
+    with trio.fail_after(GUARD):
+        record = await run_game(*pair, spec, log_dir=folder, transcripts=transcripts, quit_grace=QUIT_GRACE)
+    for entry in record.bots:
+        check_gone(entry.pid)
+    return record
+
+
+def _judged(record: GameRecord) -> dict[str, Any]:
+    """All a record says about the game, but its timings (and how much of an overlong line
+    the pipe held when it was found, which depends on how fast the bot wrote it)."""
+    fault = record.fault
+    return {
+        "termination": record.termination,
+        "winner": record.winner,
+        "result": record.result,
+        "reason": re.sub(r"\d+ bytes received", "N bytes received", record.reason),
+        "turns": [(t.color, t.turn) for t in record.turns],
+        "setup": None if record.setup is None else (record.setup.black, record.setup.white),
+        "notes": record.notes,
+        "fault": None if fault is None else (fault.seat, fault.kind, fault.command, _clip(fault.received)),
+        "requests": [bot.stats.requests for bot in record.bots],
+        "returncodes": [bot.returncode for bot in record.bots],
+    }
+
+
+def _clip(received: str | None) -> str | None:
+    return None if received is None else received[:1000]
+
+
+async def test_usual_turns_take_the_fast_path(
+    fakebot: Callable[..., BotCommand], tmp_path: Path, exchanges: Counter[str]
+) -> None:
+    # One bot lists time_left (three commands a turn), the other does not (two).
+    pair = (fakebot("--seed", "3", label="A"), fakebot("--seed", "4", "--minimal", label="B"))
+    record = await _play(pair, tmp_path, transcripts=False, opening=OpeningKind.EMPTY)
+    check_scored(record)
+    assert exchanges["fast"] >= len(record.turns) and exchanges["handed back"] == 0
+    general = await _play(pair, tmp_path, transcripts=True, opening=OpeningKind.EMPTY)
+    assert _judged(general) == _judged(record)
+    # The bots' time is booked on both paths: every turn's, and in the stats.
+    for entry in record.bots:
+        assert entry.stats.requests > 0 and entry.stats.bot_seconds > 0
+    assert all(turn.seconds is not None and turn.seconds >= 0 for turn in record.turns)
+
+
+# (fault args of the second bot, opening, the termination both paths must give, whether
+# the fast exchange must hand its answers to the general path: an answer that is well
+# formed but says something wrong, a resignation or an illegal turn, is the game's to judge)
+CASES = [
+    # Valid answers in unusual shapes: handed back, and the game goes on.
+    (["--fault", "crlf", "--after", "1"], OpeningKind.EMPTY, Termination.SCORE, True),
+    (["--fault", "crlf", "--at", "play"], OpeningKind.EMPTY, Termination.SCORE, True),
+    (["--fault", "blank-first", "--at", "play"], OpeningKind.EMPTY, Termination.SCORE, True),
+    (["--fault", "two-lines", "--at", "play"], OpeningKind.EMPTY, Termination.SCORE, True),
+    (["--fault", "refuse", "--at", "time_left"], OpeningKind.EMPTY, Termination.SCORE, True),
+    # Usual answers, in many reads or after a while: fast all the same.
+    (["--fault", "trickle", "--after", "1"], OpeningKind.EMPTY, Termination.SCORE, False),
+    (["--fault", "trickle", "--at", "play"], OpeningKind.EMPTY, Termination.SCORE, False),
+    (["--fault", "slow", "--delay", "0.05", "--after", "1"], OpeningKind.EMPTY, Termination.SCORE, False),
+    # Faults at the turn's commands.
+    (["--fault", "two-lines", "--after", "1"], OpeningKind.EMPTY, Termination.ILLEGAL, True),
+    (["--fault", "hang", "--at", "play", "--after", "1"], OpeningKind.EMPTY, Termination.TIME, True),
+    (["--fault", "hang", "--after", "1"], OpeningKind.EMPTY, Termination.TIME, True),
+    (["--fault", "no-blank", "--after", "1"], OpeningKind.EMPTY, Termination.TIME, True),
+    (["--fault", "crash", "--after", "1"], OpeningKind.EMPTY, Termination.CRASH, True),
+    (["--fault", "crash", "--at", "play", "--after", "1"], OpeningKind.EMPTY, Termination.CRASH, True),
+    (["--fault", "close-stdout", "--after", "1"], OpeningKind.EMPTY, Termination.CRASH, True),
+    (["--fault", "exit-leave-child", "--after", "1"], OpeningKind.EMPTY, Termination.CRASH, True),
+    (["--fault", "garbage", "--after", "1"], OpeningKind.EMPTY, Termination.PROTOCOL, True),
+    (["--fault", "garbage", "--at", "play", "--after", "1"], OpeningKind.EMPTY, Termination.PROTOCOL, True),
+    (["--fault", "wrong-id", "--after", "1"], OpeningKind.EMPTY, Termination.PROTOCOL, True),
+    (["--fault", "bad-utf8", "--after", "1"], OpeningKind.EMPTY, Termination.PROTOCOL, True),
+    (["--fault", "long-line", "--after", "1"], OpeningKind.EMPTY, Termination.PROTOCOL, True),
+    (["--fault", "stray", "--at", "play", "--after", "1"], OpeningKind.EMPTY, Termination.PROTOCOL, True),
+    (["--fault", "stray", "--after", "1"], OpeningKind.EMPTY, Termination.PROTOCOL, True),
+    (["--fault", "refuse", "--at", "play"], OpeningKind.EMPTY, Termination.PROTOCOL, True),
+    (["--fault", "refuse", "--after", "1"], OpeningKind.EMPTY, Termination.PROTOCOL, True),
+    (["--fault", "resign", "--after", "1"], OpeningKind.EMPTY, Termination.RESIGN, False),
+    (["--fault", "illegal-occupied", "--after", "1"], OpeningKind.EMPTY, Termination.ILLEGAL, False),
+    # The pie rule's decisions go the same way.
+    (["--fault", "bad-color"], OpeningKind.PIE, Termination.ILLEGAL, False),
+    ([], OpeningKind.PIE, Termination.SCORE, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "opening", "termination", "handed"), CASES, ids=[" ".join(c[0][1:]) or "pie" for c in CASES]
+)
+async def test_every_answer_is_judged_as_the_general_path_judges_it(
+    args: list[str],
+    opening: OpeningKind,
+    termination: Termination,
+    handed: bool,
+    fakebot: Callable[..., BotCommand],
+    tmp_path: Path,
+    exchanges: Counter[str],
+) -> None:
+    pair = (fakebot("--seed", "7", label="good"), fakebot("--seed", "8", *args, label="odd"))
+    fast = await _play(pair, tmp_path, transcripts=False, opening=opening)
+    taken = Counter(exchanges)
+    general = await _play(pair, tmp_path, transcripts=True, opening=opening)
+    assert fast.termination is termination, fast.reason
+    assert _judged(fast) == _judged(general)
+    replay(fast)
+    assert GameRecord.from_json(fast.to_json()) == fast
+    assert taken["fast"] > 0  # the fast path took the usual answers
+    assert (taken["handed back"] > 0) is handed, taken
