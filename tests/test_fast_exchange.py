@@ -8,6 +8,7 @@ and the two records must agree on everything but the clocks' readings."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -161,3 +162,25 @@ async def test_every_answer_is_judged_as_the_general_path_judges_it(
     assert GameRecord.from_json(fast.to_json()) == fast
     assert taken["fast"] > 0  # the fast path took the usual answers
     assert (taken["handed back"] > 0) is handed, taken
+
+
+@pytest.mark.parametrize("seed", range(int(os.environ.get("CHAOS_SEEDS", "6"))))
+async def test_answers_in_random_shapes_are_judged_alike(
+    seed: int, fakebot: Callable[..., BotCommand], tmp_path: Path, exchanges: Counter[str]
+) -> None:
+    # Both bots answer each play, time_left and genmove in a shape drawn from their seeds:
+    # mostly the usual one, else valid but unusual (CR LF, split writes, an empty line
+    # first, a second line, a '?' to time_left), now and then a fault that ends the game.
+    # CHAOS_SEEDS=N plays N pairs of games (40 agreed when this was written).
+    minimal = ("--minimal",) if seed % 2 else ()
+    pair = (
+        fakebot("--seed", str(2 * seed + 11), "--fault", "chaos", *minimal, label="A"),
+        fakebot("--seed", str(2 * seed + 12), "--fault", "chaos", label="B"),
+    )
+    fast = await _play(pair, tmp_path, transcripts=False, opening=OpeningKind.EMPTY)
+    taken = Counter(exchanges)
+    general = await _play(pair, tmp_path, transcripts=True, opening=OpeningKind.EMPTY)
+    assert _judged(fast) == _judged(general)
+    assert fast.termination in (Termination.SCORE, Termination.PROTOCOL), fast.reason
+    assert sum(taken.values()) > 0  # the fast exchange was tried (a fault may end the game at once)
+    replay(fast)

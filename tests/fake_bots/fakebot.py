@@ -31,6 +31,8 @@ COMMAND_FAULTS = {
     "replay", "chatty", "accept-malformed", "accept-extra-steal", "accept-steal-onto-occupied",
     "stop-referee", "slow-once", "crlf", "trickle", "blank-first", "two-lines",
 }  # fmt: skip
+# A fault of every command of a turn, drawn at random (seeded): see FakeBot.chaos.
+TURN_FAULTS = {"chaos"}
 # Faults that are about one command whatever --at says.
 FIXED_COMMAND = {
     "bad-gensetup": "gensetup",
@@ -92,6 +94,7 @@ class FakeBot:
         self.seen: dict[str, int] = {}
         self.pos = Position.new(7)
         self.armed_illegal = False
+        self.chaos_rng = random.Random(args.seed * 7919 + 1)
 
     # ------------------------------------------------------------------ main loop
     def run(self) -> None:
@@ -114,6 +117,12 @@ class FakeBot:
             name, args = parts[0], parts[1:]
             count = self.seen.get(name, 0)
             self.seen[name] = count + 1
+            if (
+                self.fault == "chaos"
+                and name in ("play", "time_left", "genmove")
+                and self.chaos(cid, name, args)
+            ):
+                continue
             if (
                 self.fault in COMMAND_FAULTS
                 and name == self.at
@@ -280,6 +289,42 @@ class FakeBot:
             return True
         raise AssertionError(f"unhandled fault {fault}")
 
+    def chaos(self, cid: str, name: str, args: list[str]) -> bool:
+        """An answer to a turn's command in a shape drawn at random: most often the usual
+        one (False: answered as usual), else a valid but unusual shape (CR LF, an empty line
+        first, two writes, a byte at a time, a second line to play or time_left, a '?' to
+        time_left), and rarely a fault that ends the game (a garbage line, a stray line)."""
+        roll = self.chaos_rng.random()
+        if roll < 0.6:
+            return False
+        if roll >= 0.998:
+            write(b"hello world\n\n")
+            return True
+        ok, text = self.answer(name, args)
+        if name == "time_left" and 0.94 <= roll < 0.97:
+            ok, text = False, "not now"
+        head = f"{'=' if ok else '?'}{cid} {text}".rstrip(" ")
+        if roll < 0.68:
+            write(f"{head}\r\n\r\n".encode())
+        elif roll < 0.76:
+            write(f"\n{head}\n\n".encode())
+        elif roll < 0.84:
+            data = f"{head}\n\n".encode()
+            cut = self.chaos_rng.randrange(1, len(data))
+            write(data[:cut])
+            time.sleep(0.001)
+            write(data[cut:])
+        elif roll < 0.88:
+            for byte in f"{head}\n\n".encode():
+                write(bytes([byte]))
+        elif roll < 0.94 and name != "genmove":
+            write(f"{head}\nand a second line\n\n".encode())
+        elif roll >= 0.996:
+            write(f"{head}\n\n= and one more thing\n\n".encode())
+        else:
+            write(f"{head}\n\n".encode())
+        return True
+
     def illegal_turn(self, fault: str) -> str | None:
         """A turn of the requested illegal kind in the current position, if one exists."""
         pos = self.pos
@@ -353,7 +398,7 @@ class FakeBot:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--fault", choices=sorted(STARTUP_FAULTS | COMMAND_FAULTS))
+    parser.add_argument("--fault", choices=sorted(STARTUP_FAULTS | COMMAND_FAULTS | TURN_FAULTS))
     parser.add_argument("--at", default="genmove", help="the command a command fault fires at")
     parser.add_argument("--after", type=int, default=0, help="occurrences of --at to let pass first")
     parser.add_argument("--delay", type=float, default=5.0, help="seconds the 'slow' fault waits")
