@@ -23,7 +23,10 @@ Pipelining: GTP answers in order, so a bot process is sent the opponent's ``play
 game set-up commands likewise); each still has its own deadline, counted from the end of the
 answer before it, and each answer is judged in the order the commands were sent, so faults
 are found and blamed as if each command had waited for the last. A player that is not a
-process (the in-memory player of the tests) is simply asked one command at a time.
+process (the in-memory player of the tests) is simply asked one command at a time. A
+process with nothing else queued gets a decision and the commands before it as one fast
+exchange (:meth:`~referee.play.pipes.BotPipes.exchange`), which hands anything but the
+usual answers back to be judged here as any other.
 """
 
 from __future__ import annotations

@@ -20,6 +20,14 @@ While no command is in flight, stdout is read without waiting before the next co
 out, when :attr:`BotPipes.healthy` is asked, and when the process exits: a line found
 then is a stray line (never taken as the next reply), an end of output a crash. After any
 framing fault reading stops: the bot is broken and will be killed, never resynchronised.
+
+The usual turn takes a shorter road, :meth:`BotPipes.exchange`: the turn's commands in one
+write, their answers read into one buffer and checked as bytes against the answers expected
+(``=ID`` and the empty line, ``=ID text`` for the last), with no Pending, parser or exchange
+object on the way. It keeps what the general path needs to take over (the commands, the
+write's stamp, each read with its stamp) and, at the first thing it does not expect, makes
+the Pendings the general path would have made and feeds them every read so far, so that
+anything but the usual answer is judged by the same code as before.
 """
 
 from __future__ import annotations
