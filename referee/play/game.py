@@ -387,17 +387,17 @@ class _Game:
             return answered
         return self._fast_exchange(seat, command, *answered)
 
-    def _fast_exchange(self, seat: int, command: Command, text: str, seconds: float) -> Exchange:
+    def _fast_exchange(self, seat: int, command: Command, text: str, seconds: float, late: float) -> Exchange:
         """The exchange of a decision the fast path answered (see :meth:`_ask`)."""
         pipes = self.pipes[seat]
         assert pipes is not None
         number = pipes.last_id
-        return Exchange(command.numbered(number)[0], Response.from_line(number, text), seconds)
+        return Exchange(command.numbered(number)[0], Response.from_line(number, text), seconds, late=late)
 
     async def _ask(
         self, seat: int, command: Command, color: Color | None, told: tuple[Color, str] | None
-    ) -> Exchange | tuple[str, float]:
-        """:meth:`_decide`, returning the usual answer as its text and seconds only. A
+    ) -> Exchange | tuple[str, float, float]:
+        """:meth:`_decide`, returning the usual answer as its text, seconds and lateness only. A
         process with nothing else queued gets the commands as one fast exchange
         (:meth:`~referee.play.pipes.BotPipes.exchange`): booked here as :meth:`_book`
         would; anything unusual comes back as Pendings, judged in order as below."""
@@ -422,15 +422,21 @@ class _Game:
             asked = time.perf_counter()
             answered = await pipes.exchange(sent, timeouts)
             if type(answered) is tuple:
-                seconds, text, overhead = answered
+                seconds, text, overhead, lates = answered
                 stats = self.stats[seat]
                 stats.requests += len(seconds)
                 stats.bot_seconds += sum(seconds)
                 stats.overhead_us += overhead * 1e6 * len(seconds)
+                late = 0.0  # the decision's
+                if lates is not None:
+                    for looked in lates:
+                        if looked:
+                            stats.looked_late(looked)
+                    late = lates[-1]
                 took = seconds[-1]
                 stats.thinking_seconds += took
                 clock.charge(took, turn=command.name == "genmove")
-                return text, took
+                return text, took, late
             if answered is not None:  # sent, then handed back: judged in order, as below
                 assert isinstance(answered, list)
                 last = len(answered) - 1
@@ -528,21 +534,22 @@ class _Game:
             exchange: Exchange | None = answered
             text, seconds, late = answered.response.text, answered.seconds, _late(answered)
         else:
-            exchange, late = None, None  # the exchange is made only for a fault's record
-            text, seconds = answered
+            exchange = None  # made only for a fault's record
+            text, seconds, looked = answered
+            late = round(looked, 6) if looked else None
         try:
             turn = commands.parse_genmove(text)
         except ProtocolError as exc:
-            exchange = exchange or self._fast_exchange(seat, command, text, seconds)
+            exchange = exchange or self._fast_exchange(seat, command, text, seconds, late or 0.0)
             raise self._illegal(seat, exchange, f"not a turn: {exc}") from None
         if turn == commands.RESIGN:
             bot = self.bots[seat]
-            exchange = exchange or self._fast_exchange(seat, command, text, seconds)
+            exchange = exchange or self._fast_exchange(seat, command, text, seconds, late or 0.0)
             raise _SeatFault(seat, BotResigned(bot.label, str(exchange.command), "resigned"), seconds)
         try:
             self.pos = self.pos.play(turn)
         except TurnError as exc:
-            exchange = exchange or self._fast_exchange(seat, command, text, seconds)
+            exchange = exchange or self._fast_exchange(seat, command, text, seconds, late or 0.0)
             raise self._illegal(seat, exchange, f"illegal turn: {exc}") from None
         turns = self.record.turns
         turns.append(

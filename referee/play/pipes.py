@@ -341,21 +341,23 @@ class BotPipes:
 
     async def exchange(
         self, commands: Sequence[Command], timeouts: Sequence[float]
-    ) -> tuple[list[float], str, float] | list[Pending] | None:
+    ) -> tuple[list[float], str, float, list[float] | None] | list[Pending] | None:
         """The usual turn in one go: send ``commands`` (numbered, in one write, each with
         its own deadline as :meth:`send` gives it) and wait for all their answers, for the
         common case: ``=ID`` and the empty line to each but the last, ``=ID text`` and the
-        empty line to the last, in time, found by no stall of the referee's. Returns, then,
-        each command's bot seconds (as :meth:`hand_out` counts them), the last answer's
-        text and the referee's overhead per command, the stats booked (the last command
-        went out numbered :attr:`last_id`).
+        empty line to the last, in time. Returns, then, each command's bot seconds and how
+        late the referee looked at its answer (as :meth:`hand_out` counts them: the
+        lateness list is None when it looked late at none), the last answer's text and the
+        referee's overhead per command, the stats booked (the last command went out
+        numbered :attr:`last_id`).
 
         Anything else is left to the general path, with the outcome it would have had from
         the start: None when the fast path does not apply (nothing was sent: a command
         already in flight, a fault, a closing bot, a transcript or debug log to write,
         something on stdout already); or, once anything else happens after the write (a
-        ``?``, any other answer or line, a short write, the end of output, a deadline, a
-        possible stall, a fault found by the limit or exit watch), the commands' Pendings,
+        ``?``, any other answer or line, a short write, the end of output, a deadline, an
+        answer read past its deadline, a fault found by the limit or exit watch), the
+        commands' Pendings,
         made as :meth:`send` would have made them and fed everything read so far with its
         stamps (:meth:`_materialize`), for :meth:`receive` in order. So every answer is
         judged the same; the usual one costs fewer objects and coroutines."""
@@ -477,20 +479,24 @@ class BotPipes:
             or len(buffer) > replies.buffer.max_line
         ):
             return self._fall_back()
-        # In time, and found by no stall of the referee's (else hand_out says how late: a
-        # found just after the last tick or just after a stall might be one).
+        # In time (else hand_out says how late it was read), and the bot not charged for a
+        # stall of the referee's that the answer was found at the end of, as hand_out counts it.
         watch = self._watch
-        if watch is not None:
-            tick, stalled = watch.last_tick, watch.stall_end
         seconds: list[float] = []
+        lates: list[float] | None = None
         start = sent_at
         for k in range(count):
             done = done_at[k]
             took = done - start
-            if took > timeouts[k] or (
-                watch is not None and (done - tick > NOTICE or done - stalled <= NOTICE)
-            ):
+            if took > timeouts[k]:
                 return self._fall_back()
+            if watch is not None and (done - watch.last_tick > NOTICE or done - watch.stall_end <= NOTICE):
+                late = watch.late(done, sent_at)
+                took -= min(late, took)
+                if late >= NOTICE:
+                    if lates is None:
+                        lates = [0.0] * count
+                    lates[k] = late
             seconds.append(took)
             start = done
         try:
@@ -503,7 +509,7 @@ class BotPipes:
         stats.requests = requests = stats.requests + count
         stats.bot_seconds += sum(seconds)
         stats.overhead_us += (overhead * 1e6 - stats.overhead_us) * count / requests  # running mean
-        return seconds, reply, overhead
+        return seconds, reply, overhead, lates
 
     def _set_alarm(self, deadline: float) -> None:
         """Have the timer wake the wait at ``deadline`` (``time.perf_counter``) at the latest."""
