@@ -482,6 +482,10 @@ class BotPipes:
         # In time (else hand_out says how late it was read), and the bot not charged for a
         # stall of the referee's that the answer was found at the end of, as hand_out counts it.
         watch = self._watch
+        # Outside a stall (the usual case: LoopWatch.late's own two tests, word for word),
+        # nothing to take off; the watch's ticks cannot move during this loop.
+        if watch is not None:
+            tick, stalled = watch.last_tick, watch.stall_end
         seconds: list[float] = []
         lates: list[float] | None = None
         start = sent_at
@@ -490,7 +494,7 @@ class BotPipes:
             took = done - start
             if took > timeouts[k]:
                 return self._fall_back()
-            if watch is not None and (done - watch.last_tick > NOTICE or done - watch.stall_end <= NOTICE):
+            if watch is not None and (done - tick > NOTICE or done - stalled <= NOTICE):
                 late = watch.late(done, sent_at)
                 took -= min(late, took)
                 if late >= NOTICE:
