@@ -144,11 +144,12 @@ class Response:
             raise ValueError(f"response text would break the framing: {clip(self.text)}")
 
     @classmethod
-    def from_line(cls, id: int | None, text: str) -> Response:
-        """The ``=`` response whose ``text`` the caller took off one wire line (so with no
-        newline and no carriage return): nothing to check (the referee reads one a turn)."""
+    def from_line(cls, ok: bool, id: int | None, text: str) -> Response:
+        """The response whose ``text`` the caller took off one wire line (so with no newline
+        and no carriage return): nothing that ``__post_init__`` refuses, so nothing is
+        checked (the referee reads several a turn)."""
         response = object.__new__(cls)
-        response.__dict__.update(ok=True, id=id, text=text)  # frozen: no __setattr__
+        response.__dict__.update(ok=ok, id=id, text=text)  # frozen: no __setattr__
         return response
 
     def format(self) -> str:
@@ -265,10 +266,7 @@ def one_line_response(line: str, expected_id: int | None) -> Response | None:
             return None
     else:
         return None
-    # One line with no CR: nothing Response.__post_init__ refuses; build it without the check.
-    response = object.__new__(Response)
-    response.__dict__.update(ok=ok, id=expected_id, text=rest)  # frozen: no __setattr__
-    return response
+    return Response.from_line(ok, expected_id, rest)
 
 
 def check_idle_line(line: str) -> None:

@@ -392,7 +392,9 @@ class _Game:
         pipes = self.pipes[seat]
         assert pipes is not None
         number = pipes.last_id
-        return Exchange(command.numbered(number)[0], Response.from_line(number, text), seconds, late=late)
+        return Exchange(
+            command.numbered(number)[0], Response.from_line(True, number, text), seconds, late=late
+        )
 
     async def _ask(
         self, seat: int, command: Command, color: Color | None, told: tuple[Color, str] | None
@@ -403,6 +405,8 @@ class _Game:
         would; anything unusual comes back as Pendings, judged in order as below."""
         clock = self.clocks[seat]
         pipes = self.pipes[seat]
+        tickets: list[_Ticket] | None = None  # sent, to be judged in order (the decision last)
+        asked: float | None = None
         if pipes is not None and not self.queued:
             timeout = self.command_timeouts[seat]
             listed = color is not None and self.times_left[seat]
@@ -444,24 +448,21 @@ class _Game:
                     _Ticket(seat, p.command, p.timeout, p, optional=listed and k == last - 1)
                     for k, p in enumerate(answered)
                 ]
-                for k, ticket in enumerate(tickets[:-1]):
-                    await self._judge(ticket, asked=asked if k == 0 else None)
-                exchange = await self._judge(tickets[-1], thinking=True, asked=asked if not last else None)
-                clock.charge(exchange.seconds, turn=command.name == "genmove")
-                return exchange
-        if told is not None:
-            self._queue(seat, commands.play_accepted(*told), self.command_timeouts[seat])
-        time_left = None
-        if color is not None and self.times_left[seat]:
-            time_left = self._send(
-                seat, clock.time_left_command(color), self.command_timeouts[seat], optional=True
-            )
-        self.decided = True
-        decision = self._send(seat, command, clock.deadline)
-        await self._settle()
-        if time_left is not None:
-            await self._judge(time_left)
-        exchange = self._judge_ready(decision, thinking=True) or await self._judge(decision, thinking=True)
+        if tickets is None:
+            if told is not None:
+                self._queue(seat, commands.play_accepted(*told), self.command_timeouts[seat])
+            if color is not None and self.times_left[seat]:
+                self._queue(seat, clock.time_left_command(color), self.command_timeouts[seat], optional=True)
+            self.decided = True
+            tickets = [*self.queued, self._send(seat, command, clock.deadline)]
+            self.queued = []
+            asked = None  # each wait is timed from its own start
+        *before, decision = tickets
+        for k, ticket in enumerate(before):
+            await self._judge(ticket, asked=asked if k == 0 else None)
+        exchange = self._judge_ready(decision, thinking=True) or await self._judge(
+            decision, thinking=True, asked=asked if not before else None
+        )
         clock.charge(exchange.seconds, turn=command.name == "genmove")
         return exchange
 
