@@ -7,6 +7,7 @@ answers are in, the answers' one-line parse and the engine's ``play`` of the tur
 records, clocks, deadlines, fault checks, logs or stats: none of what makes a referee. It
 prints the referee CPU and wall time per turn beside the real loop's (``play_game``) in the
 same process, so the difference is what the game loop's bookkeeping costs a turn.
+``--concurrency N`` plays N games at a time in the one trio loop, both ways.
 ``--pinned`` runs both on one core (``sched_setaffinity``, inherited by the bots), where the
 figures spread least.
 """
@@ -98,12 +99,22 @@ async def main(args: argparse.Namespace) -> None:
         argv = [str(binary), str(script)]
         floor: list[float] = []
         loop: list[float] = []
+        n = args.concurrency
         for _ in range(args.reps):  # interleaved: the machine's speed drifts
-            used, _, turns = await bare_games(argv, args.games)
-            floor.append(used / turns * 1e6)
-            _, used, records = await c_games(argv, args.games, 1)
+            counts: list[int] = []
+
+            async def one(games: int, counts: list[int] = counts) -> None:
+                counts.append((await bare_games(argv, games))[2])
+
+            began = cpu()
+            async with trio.open_nursery() as nursery:
+                for k in range(n):
+                    nursery.start_soon(one, args.games // n + (k < args.games % n))
+            floor.append((cpu() - began) / sum(counts) * 1e6)
+            _, used, records = await c_games(argv, args.games, n)
             loop.append(used / sum(len(r.turns) for r in records) * 1e6)
         where = "pinned to one core" if args.pinned else "unpinned"
+        where += f", {n} game{'s' if n > 1 else ''} at a time"
         print(f"referee CPU per turn, {args.games} games a run, {args.reps} interleaved runs, {where}:")
         for label, values in (("the floor (protocol, trio, engine only)", floor), ("the game loop", loop)):
             print(f"  {label:<40} {statistics.median(values):.1f} us ({min(values):.1f}-{max(values):.1f})")
@@ -118,6 +129,7 @@ if __name__ == "__main__":
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--pinned", action="store_true", help="run on one core (the bots too)")
+    parser.add_argument("--concurrency", type=int, default=1, help="games at a time, in one trio loop")
     arguments = parser.parse_args()
     if arguments.pinned and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})

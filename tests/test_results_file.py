@@ -1,6 +1,7 @@
 """The results file: durable appends, torn tails set aside, damaged lines skipped and named,
 symlinks refused, every line read in bounded memory."""
 
+import os
 import signal
 import subprocess
 import sys
@@ -135,3 +136,56 @@ def test_last_records_keeps_only_the_tail(tmp_path):
         fh.write(b'{"torn')  # a torn last line is left out, as load() leaves it out
     assert [r.slot for r in rf.last_records(3)] == ["s7", "s8", "s9"]
     assert len(rf.last_records(100)) == 10
+
+
+def fsyncs_of(monkeypatch, path: Path) -> list[int]:
+    """A list that gets one entry per real ``os.fsync`` of ``path`` (the call still runs)."""
+    real, calls = os.fsync, []
+
+    def fsync(fd: int) -> None:
+        if os.readlink(f"/proc/self/fd/{fd}") == str(path):
+            calls.append(fd)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return calls
+
+
+def test_write_leaves_the_record_in_the_file_and_sync_puts_it_on_disk(tmp_path, monkeypatch):
+    rf = ResultsFile(tmp_path / "results.jsonl")
+    rf.append(rec("s0"))  # something already there is taken as on disk
+    synced = fsyncs_of(monkeypatch, rf.path)
+    with rf.appender() as appender:
+        assert not appender.unsynced
+        appender.sync()
+        assert synced == []  # nothing written: nothing to sync
+        for i in (1, 2, 3):
+            appender.write(rec(f"s{i}"))
+        assert appender.unsynced and synced == []
+        assert slots(rf.load()) == ["s0", "s1", "s2", "s3"]  # readable before any sync
+        appender.sync()
+        assert not appender.unsynced and len(synced) == 1  # three records, one sync
+        appender.append(rec("s4"))  # append: write and sync
+        assert not appender.unsynced and len(synced) == 2
+        appender.write(rec("s5"))
+    assert len(synced) == 3  # the close synced what was written since
+    assert slots(rf.load()) == [f"s{i}" for i in range(6)]
+
+
+def test_a_killed_run_keeps_every_record_it_wrote_without_a_sync(tmp_path):
+    # Written, not synced, then SIGKILL: the file keeps them (only a crash of the
+    # operating system could lose what a sync protects).
+    path = tmp_path / "results.jsonl"
+    code = (
+        "import os, sys; sys.path.insert(0, sys.argv[2]); from test_results_file import rec\n"
+        "from referee.tournament.store.results import ResultsFile\n"
+        "w = ResultsFile(sys.argv[1]).appender()\n"
+        "for i in range(50): w.write(rec(f's{i}'))\n"
+        "print(int(w.unsynced), flush=True)\n"
+        "os.kill(os.getpid(), 9)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(path), str(Path(__file__).parent)], capture_output=True, text=True
+    )
+    assert run.returncode == -signal.SIGKILL and run.stdout == "1\n", run.stderr
+    assert slots(ResultsFile(path).load()) == [f"s{i}" for i in range(50)]

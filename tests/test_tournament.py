@@ -375,22 +375,54 @@ async def test_a_results_file_that_cannot_be_written_stops_the_run_with_a_clear_
     config = load_config(write_config(tmp_path, bots))
     from referee.tournament.store.results import Appender
 
-    real_append = Appender.append
+    real_write = Appender.write
     calls = []
 
-    def append(self, record):
+    def write(self, record):
         calls.append(record.slot)
         if len(calls) > 1:
             raise OSError(errno.ENOSPC, "No space left on device")
-        real_append(self, record)
+        real_write(self, record)
 
-    monkeypatch.setattr(Appender, "append", append)
+    monkeypatch.setattr(Appender, "write", write)
     with trio.fail_after(60):
         with pytest.raises(ResultsError) as info:
             await Tournament(config, out=io.StringIO()).run()
     assert f"cannot write the result of {calls[1]}" in str(info.value)
     assert "No space left on device" in str(info.value)
     assert slots(records(config.output)) == calls[:1]  # the first result stays on disk
+    assert wait_until_gone(marker) == []
+
+
+@pytest.mark.parametrize("interval", [0.0, 600.0])
+async def test_the_results_file_is_synced_as_a_group_commit(tmp_path, marker, monkeypatch, interval):
+    # Each record is written as its game ends and synced by the run's sync task at most
+    # SYNC_INTERVAL later: with 0, about a sync a game (never one game unsynced at the end);
+    # with 10 minutes, one sync after the first game and one when the games are over.
+    import referee.tournament.runner as runner
+
+    monkeypatch.setattr(runner, "SYNC_INTERVAL", interval)
+    bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(3)]
+    schedule = {"kind": "round_robin", "games_per_pair": 4}
+    config = load_config(write_config(tmp_path, bots, board_size=3, schedule=schedule))
+    path = config.output / "results.jsonl"
+    real_fsync, synced = os.fsync, []
+
+    def fsync(fd: int) -> None:
+        if os.readlink(f"/proc/self/fd/{fd}") == str(path):
+            synced.append(len(records(config.output)))  # the records on file at each sync
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with trio.fail_after(120):
+        result = await Tournament(config, out=io.StringIO(), standings_every=0).run()
+    games = len(records(config.output))
+    assert games == result.total == 12
+    assert synced[-1] == games  # the last sync is of every game
+    if interval:
+        assert len(synced) == 2 and synced[0] >= 1
+    else:
+        assert 2 <= len(synced) <= games + 1 and synced == sorted(synced)
     assert wait_until_gone(marker) == []
 
 

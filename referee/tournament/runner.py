@@ -8,9 +8,13 @@ the output folder (:mod:`~referee.tournament.store`), the ratings
 
 * as many workers as the executor has slots take games in the plan's order (so the two
   games of an opening pair start together), each inside the one nursery of the run;
-* each finished game is appended to ``OUTPUT/results.jsonl`` and synced to disk before the
-  next line of output, in a worker thread while other games are in flight, so no bot's
-  clock is charged for our disk (with none in flight no clock runs: it is written at once);
+* each finished game is appended to ``OUTPUT/results.jsonl`` before the next line of
+  output, at once (a write: a kill or crash of the run cannot lose it from then on), and
+  synced to disk in a worker thread within :data:`SYNC_INTERVAL` and at the end, several
+  games to a sync (a group commit: a sync a game cost each game a hop to a thread, and
+  only a crash of the operating system could lose what it protects; such a crash loses at
+  most the last tenth of a second's games, which a resume plays again). No bot's clock
+  waits for our disk;
 * running the same config again resumes: games already in the file are not played again.
   ``OUTPUT/tournament.json`` holds the config's fingerprint, and a config that would mix
   incompatible results (other commands, board size, clock, openings) is refused;
@@ -60,6 +64,9 @@ from referee.tournament.store.pages import PAGE, page_is_final
 from referee.tournament.store.publish import Cadence, Publisher
 from referee.tournament.store.results import FolderLock, ResultsFile
 from referee.tournament.store.standings_process import HEADER, frame
+
+SYNC_INTERVAL = 0.1
+"""Seconds at most between a game's record written and its sync to disk (see :meth:`Tournament._sync`)."""
 
 
 class Tournament:
@@ -112,6 +119,7 @@ class Tournament:
         self.plan: Plan = FixedPlan([])
         self._in_flight = 0  # games being played now
         self._game_recorded = trio.Event()  # set (and replaced) whenever a game ends
+        self._written = trio.Event()  # set when a record is written and not synced yet (see _sync)
         self._news = trio.Event()  # set when a game recorded changes what _publish waits for
         self._tables_due: list[tuple[int, int, bool]] = []  # (games done, records, one line)
         self._table_pace = Cadence(every=0.0, share=0.1)
@@ -197,6 +205,7 @@ class Tournament:
                         with contextlib.suppress(OSError, VastuzError):
                             self.publisher.write(await trio.to_thread.run_sync(self.standings))
                     raise error from None
+            self._sync_now()  # the games are over: nothing waits for the disk now
             st = await trio.to_thread.run_sync(self.standings)
             self.publisher.write(st)
             page = self.folder / PAGE
@@ -251,6 +260,7 @@ class Tournament:
             # The signal watcher lives outside the games' scope, so that it still hears a
             # second Ctrl-C while the first one's shutdown is closing the bots.
             guard.start_soon(self._watch_signals, games_scope)
+            guard.start_soon(self._sync)
             if self.standings_every:
                 guard.start_soon(self._publish, progress)
             try:
@@ -313,18 +323,16 @@ class Tournament:
             self.say(f"note: {game.slot} arrived again (from {worker}); the first result is kept")
             return
         self._recorded_now.add(game.slot)
-        # Shielded: once a game has finished, its record is written whatever happens.
-        with trio.CancelScope(shield=True):
-            try:
-                if self._in_flight <= 1:  # no other game is waiting for a bot: no hop to a thread
-                    self.appender.append(record)
-                else:
-                    await trio.to_thread.run_sync(self.appender.append, record)
-            except OSError as exc:  # disk full, permissions: stop, keep what is written
-                raise ResultsError(
-                    f"cannot write the result of {game.slot} to {shown(self.results.path)}: {exc}; "
-                    "the run stops here (every earlier result is on disk)"
-                ) from None
+        # Written here, at once (no await: a cancellation cannot come between the game's end
+        # and its record); on disk by _sync's next turn.
+        try:
+            self.appender.write(record)
+        except OSError as exc:  # disk full, permissions: stop, keep what is written
+            raise ResultsError(
+                f"cannot write the result of {game.slot} to {shown(self.results.path)}: {exc}; "
+                "the run stops here (every earlier result is kept)"
+            ) from None
+        self._written.set()
         for label, failure in played.starts:
             cannot_start = self.start_failures.count(label, failure)
             if cannot_start is not None:
@@ -356,6 +364,33 @@ class Tournament:
                 self._send_unsent()
             if len(self.records) == self._published + 1:  # the files are due again: wake _pace
                 self._news.set()
+
+    async def _sync(self) -> None:
+        """The results file's group commit: a sync to disk (in a worker thread, so that no
+        clock waits for the disk) once a record is written, then none for
+        :data:`SYNC_INTERVAL` seconds, so the games recorded meanwhile share the next one.
+        The run syncs once more when its games are over (and the file's close does, on
+        every other way out)."""
+        while True:
+            await self._written.wait()
+            self._written = trio.Event()
+            try:
+                await trio.to_thread.run_sync(self.appender.sync)
+            except OSError as exc:
+                raise ResultsError(
+                    f"cannot sync {shown(self.results.path)} to disk: {exc}; "
+                    "the run stops here (every result so far is in the file)"
+                ) from None
+            await trio.sleep(SYNC_INTERVAL)
+
+    def _sync_now(self) -> None:
+        """The last sync of a run whose games are over (see :meth:`_sync`)."""
+        try:
+            self.appender.sync()
+        except OSError as exc:
+            raise ResultsError(
+                f"cannot sync {shown(self.results.path)} to disk: {exc} (every result is in the file)"
+            ) from None
 
     async def _publish(self, progress: Progress) -> None:
         """The periodic standings, off the games' path, in a process of their own

@@ -1,8 +1,12 @@
 """The append-only results file of a tournament, and the lock that guards its folder.
 
 Durability contract: a record that :meth:`Appender.append` has returned from is on disk
-(written, flushed and ``fsync``-ed) and is never rewritten. A crash or a kill can at worst
-leave a *torn last line* (a record cut off mid-write, no final newline): :meth:`ResultsFile.load`
+(written, flushed and ``fsync``-ed) and is never rewritten. :meth:`Appender.write` is the
+same without the ``fsync``: the record is in the file (a kill or a crash of the writer cannot
+lose it; only one of the operating system can), and on disk at the next :meth:`Appender.sync`
+(a run syncs a tenth of a second after a game at most, and when it ends: a group commit, see
+:class:`~referee.tournament.runner.Tournament`). A crash or a kill can at worst leave a
+*torn last line* (a record cut off mid-write, no final newline): :meth:`ResultsFile.load`
 reports it and :meth:`ResultsFile.repair` sets it aside in a file of its own (named, never
 lost) before anything is appended, so a torn line never glues itself to the next record.
 
@@ -17,6 +21,7 @@ line is read in bounded memory, however long.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -239,7 +244,8 @@ class Appender:
     that the path still names this file (not deleted, not replaced, not a symlink now) and
     that its length is what the run left (not truncated, not appended to by anything else);
     otherwise :class:`ResultsChanged`, after saving what the run wrote and the record it was
-    given beside it. Blocking (it ``fsync``\\ s): from trio, call it in a worker thread."""
+    given beside it. :meth:`append` and :meth:`sync` block on the disk (``fsync``): from
+    trio, call them in a worker thread; :meth:`write` only writes."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -249,8 +255,9 @@ class Appender:
         st = os.fstat(self.fd)
         self.identity = (st.st_dev, st.st_ino)
         self.length = st.st_size
+        self.synced = st.st_size  # the length known to be on disk (what was there: as found)
         self.appended = 0
-        # Games that end together append from worker threads: one check-and-write at a time.
+        # Writes and syncs may come from worker threads: one check-and-write at a time.
         self._lock = threading.Lock()
 
     def __enter__(self) -> Appender:
@@ -260,7 +267,11 @@ class Appender:
         self.close()
 
     def close(self) -> None:
+        """Sync what was written (at best: a failure here leaves it in the file, on disk when
+        the system writes it back) and close."""
         if self.fd >= 0:
+            with contextlib.suppress(OSError):
+                self.sync()
             os.close(self.fd)
             self.fd = -1
 
@@ -281,9 +292,32 @@ class Appender:
         return None
 
     def append(self, record: GameRecord) -> None:
+        """:meth:`write` ``record``, then :meth:`sync`: on disk when this returns."""
+        self.write(record)
+        self.sync()
+
+    def write(self, record: GameRecord) -> None:
+        """Check the file (see the class) and append ``record`` to it, without waiting for
+        the disk: a kill of this process cannot lose it from then on; :meth:`sync` puts it
+        on disk."""
         data = (record.to_json() + "\n").encode("utf-8")
         with self._lock:
             self._append(data)
+
+    @property
+    def unsynced(self) -> bool:
+        """Whether something written is not known to be on disk yet."""
+        return self.synced != self.length
+
+    def sync(self) -> None:
+        """Put everything written so far on disk (``fsync``); nothing to do if it is."""
+        with self._lock:
+            target = self.length
+            if target == self.synced:
+                return
+        os.fsync(self.fd)  # outside the lock: a write may go on meanwhile (it is synced next time)
+        with self._lock:
+            self.synced = max(self.synced, target)
 
     def _append(self, data: bytes) -> None:
         change = self._change()
@@ -298,7 +332,6 @@ class Appender:
         written = 0
         while written < len(data):
             written += os.write(self.fd, data[written:])
-        os.fsync(self.fd)
         self.length += len(data)
         self.appended += 1
 
