@@ -217,6 +217,8 @@ class _Game:
         """Start both bots at once (their background tasks go to ``nursery``). A program
         that cannot run voids the game; so does a failed handshake (a fault before the
         first decision, see :meth:`_void_before_play`), naming the bot."""
+        if self.bots[0].started and self.bots[1].started:  # both kept from earlier games
+            return
         failures: list[BaseException | None] = [None, None]
 
         async def start(seat: int) -> None:

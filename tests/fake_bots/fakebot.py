@@ -169,10 +169,12 @@ class FakeBot:
             wake = f"import os, signal, time; time.sleep({self.stop}); os.kill({referee}, signal.SIGCONT)"
             subprocess.Popen([sys.executable, "-c", wake], start_new_session=True)
             os.kill(referee, signal.SIGSTOP)
+            # The stop lands before the answer goes out: on a busy machine it can land late,
+            # after the referee has already read an answer sent at once.
+            settle = time.monotonic() + 5
+            while not _stopped(referee) and time.monotonic() < settle:
+                time.sleep(0.001)
             if self.answer_after:  # counted from the referee's resumption
-                settle = time.monotonic() + 5
-                while not _stopped(referee) and time.monotonic() < settle:  # the stop lands
-                    time.sleep(0.001)
                 while _stopped(referee):
                     time.sleep(0.01)
                 time.sleep(self.answer_after)
