@@ -18,6 +18,7 @@ ratios of the two executors in the same run; then the median ratios.
 from __future__ import annotations
 
 import argparse
+import compileall
 import io
 import json
 import shutil
@@ -72,6 +73,8 @@ def run(path: Path) -> tuple[float, float, int, int]:
 
 
 def main() -> None:
+    for package in ("referee", "protocol"):  # the referee processes import these: no run compiles them
+        compileall.compile_dir(str(Path(__file__).resolve().parent.parent / package), quiet=2)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--concurrency", type=int, default=2)
