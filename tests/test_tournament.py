@@ -426,6 +426,33 @@ async def test_the_results_file_is_synced_as_a_group_commit(tmp_path, marker, mo
     assert wait_until_gone(marker) == []
 
 
+async def test_a_results_file_that_cannot_be_synced_stops_the_run_with_a_clear_error(
+    tmp_path, marker, monkeypatch
+):
+    # A failing disk cannot be made cheaply here: the sync of the results file fails as one
+    # would (EIO), every other fsync is the real one.
+    import errno
+
+    bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(2)]
+    config = load_config(write_config(tmp_path, bots))
+    path = config.output / "results.jsonl"
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        if os.readlink(f"/proc/self/fd/{fd}") == str(path):
+            raise OSError(errno.EIO, "Input/output error")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with trio.fail_after(60):
+        with pytest.raises(ResultsError) as info:
+            await Tournament(config, out=io.StringIO()).run()
+    assert str(info.value).startswith("cannot sync ") and "results.jsonl to disk" in str(info.value)
+    assert "Input/output error" in str(info.value)
+    assert len(records(config.output)) >= 1  # what was written is in the file
+    assert wait_until_gone(marker) == []
+
+
 async def test_a_results_path_that_is_a_folder_is_a_clear_error(tmp_path, marker):
     bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(2)]
     config = load_config(write_config(tmp_path, bots))
