@@ -8,9 +8,10 @@ into Dask tasks and their results back into records:
   ``trio.run`` in a worker thread with bots started there and reused within the batch; a
   worker runs at most its thread count of batches at once;
 * the coordinator (this process) stays the only writer: each batch's records are handed to
-  the runner, which appends them to ``results.jsonl`` (fsync) as they arrive, and its bots'
-  log files are written under ``OUTPUT/logs`` here. A worker that dies mid-batch loses only
-  that batch, which Dask runs again elsewhere; a slot is recorded once, whatever arrives;
+  the runner, which appends them to ``results.jsonl`` as they arrive (synced to disk as a
+  group commit), and its bots' log files are written under ``OUTPUT/logs`` here. A worker
+  that dies mid-batch loses only that batch, which Dask runs again elsewhere; a slot is
+  recorded once, whatever arrives;
 * a batch a worker refuses (a bot's program missing there) is tried on the other workers,
   and when every worker has refused it the run stops with their messages; a batch that
   keeps killing workers stops it too, so a broken cluster is an error, not an endless retry;
