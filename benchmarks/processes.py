@@ -18,7 +18,6 @@ ratios of the two executors in the same run; then the median ratios.
 from __future__ import annotations
 
 import argparse
-import compileall
 import io
 import json
 import shutil
@@ -34,7 +33,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.referee import build_replay_bot, scripted_game
+from benchmarks.referee import build_replay_bot, scripted_game, warm_bytecode
 from referee.tournament.config.loading import load_config
 from referee.tournament.runner import Tournament
 
@@ -73,8 +72,7 @@ def run(path: Path) -> tuple[float, float, int, int]:
 
 
 def main() -> None:
-    for package in ("referee", "protocol"):  # the referee processes import these: no run compiles them
-        compileall.compile_dir(str(Path(__file__).resolve().parent.parent / package), quiet=2)
+    warm_bytecode(Path(__file__).resolve().parent.parent)  # the referee processes import it
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--concurrency", type=int, default=2)

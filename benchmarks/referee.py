@@ -33,6 +33,7 @@ Python echo process.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import random
@@ -91,6 +92,14 @@ def scripted_game(size: int, seed: int) -> list[str]:
         pos = pos.play(turn)
         turns.append(turn)
     return turns
+
+
+def warm_bytecode(tree: Path) -> None:
+    """Compile ``tree``'s modules now: a run that finds no bytecode cache (a fresh checkout,
+    an edited module, ``PYTHONDONTWRITEBYTECODE`` set) compiles every module it imports, a
+    few tenths of a second of CPU a run that no user's second run pays."""
+    for package in ("referee", "protocol", "sample_bots"):
+        compileall.compile_dir(str(tree / package), quiet=2)
 
 
 def build_replay_bot(folder: Path) -> Path:

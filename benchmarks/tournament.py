@@ -39,7 +39,6 @@ because a busy one moves every absolute figure.
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import os
 import re
@@ -56,7 +55,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 # benchmarks.referee puts the project of ``--tree PATH`` (default: this one) first on sys.path.
-from benchmarks.referee import build_replay_bot, scripted_game
+from benchmarks.referee import build_replay_bot, scripted_game, warm_bytecode
 
 HERE = Path(__file__).resolve().parent
 TREE = Path(sys.argv[sys.argv.index("--tree") + 1]).resolve() if "--tree" in sys.argv else HERE.parent
@@ -316,14 +315,6 @@ def spread(values: list[float], fmt: str = ".2f") -> str:
     return f"{middle} ({format(min(values), fmt)}-{format(max(values), fmt)})"
 
 
-def warm_bytecode() -> None:
-    """Compile the measured tree's modules now: a run that finds no bytecode cache (a fresh
-    checkout, an edited module, ``PYTHONDONTWRITEBYTECODE`` set) compiles every module it
-    imports, a few tenths of a second of CPU a run that no user's second run pays."""
-    for package in ("referee", "protocol", "sample_bots"):
-        compileall.compile_dir(str(TREE / package), quiet=2)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -353,7 +344,7 @@ def main() -> None:
     sizes = args.games or [2000, 20000]
     if args.long:
         sizes.append(200_000)
-    warm_bytecode()
+    warm_bytecode(TREE)
     with tempfile.TemporaryDirectory(prefix="vastuz-tournament-bench-") as tmp:
         folder = Path(tmp)
         binary = build_replay_bot(folder)

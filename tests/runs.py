@@ -4,12 +4,14 @@ and waits that end when a condition holds (a bound on the wait, never a timing c
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import yaml
 from processes import processes_with
@@ -124,3 +126,16 @@ def reaped(proc: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+def on_fsync(monkeypatch: Any, path: Path, before: Callable[[], None]) -> None:
+    """Call ``before`` at each ``os.fsync`` of ``path`` (any descriptor open on it), then the
+    real fsync, which ``before`` may stop by raising; every other fsync is left alone."""
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        if os.readlink(f"/proc/self/fd/{fd}") == str(path):
+            before()
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)

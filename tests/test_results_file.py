@@ -1,7 +1,6 @@
 """The results file: durable appends, torn tails set aside, damaged lines skipped and named,
 symlinks refused, every line read in bounded memory."""
 
-import os
 import signal
 import subprocess
 import sys
@@ -9,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from runs import on_fsync
 
 from referee.play.records import BotEntry, GameRecord, SlotInfo
 from referee.tournament.store.results import FolderLock, ResultsFile
@@ -138,16 +138,10 @@ def test_last_records_keeps_only_the_tail(tmp_path):
     assert len(rf.last_records(100)) == 10
 
 
-def fsyncs_of(monkeypatch, path: Path) -> list[int]:
+def fsyncs_of(monkeypatch, path: Path) -> list[None]:
     """A list that gets one entry per real ``os.fsync`` of ``path`` (the call still runs)."""
-    real, calls = os.fsync, []
-
-    def fsync(fd: int) -> None:
-        if os.readlink(f"/proc/self/fd/{fd}") == str(path):
-            calls.append(fd)
-        real(fd)
-
-    monkeypatch.setattr(os, "fsync", fsync)
+    calls: list[None] = []
+    on_fsync(monkeypatch, path, lambda: calls.append(None))
     return calls
 
 

@@ -406,14 +406,8 @@ async def test_the_results_file_is_synced_as_a_group_commit(tmp_path, marker, mo
     schedule = {"kind": "round_robin", "games_per_pair": 4}
     config = load_config(write_config(tmp_path, bots, board_size=3, schedule=schedule))
     path = config.output / "results.jsonl"
-    real_fsync, synced = os.fsync, []
-
-    def fsync(fd: int) -> None:
-        if os.readlink(f"/proc/self/fd/{fd}") == str(path):
-            synced.append(len(records(config.output)))  # the records on file at each sync
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", fsync)
+    synced: list[int] = []  # the records on file at each sync
+    runs.on_fsync(monkeypatch, path, lambda: synced.append(len(records(config.output))))
     with trio.fail_after(120):
         result = await Tournament(config, out=io.StringIO(), standings_every=0).run()
     games = len(records(config.output))
@@ -436,14 +430,11 @@ async def test_a_results_file_that_cannot_be_synced_stops_the_run_with_a_clear_e
     bots = [bot(f"b{i}", "--seed", str(i), marker=marker) for i in range(2)]
     config = load_config(write_config(tmp_path, bots))
     path = config.output / "results.jsonl"
-    real_fsync = os.fsync
 
-    def fsync(fd: int) -> None:
-        if os.readlink(f"/proc/self/fd/{fd}") == str(path):
-            raise OSError(errno.EIO, "Input/output error")
-        real_fsync(fd)
+    def failing() -> None:
+        raise OSError(errno.EIO, "Input/output error")
 
-    monkeypatch.setattr(os, "fsync", fsync)
+    runs.on_fsync(monkeypatch, path, failing)
     with trio.fail_after(60):
         with pytest.raises(ResultsError) as info:
             await Tournament(config, out=io.StringIO()).run()

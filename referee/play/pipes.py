@@ -240,7 +240,7 @@ class BotPipes:
         if self._process is None or (self._closing and not self.quitting):
             raise RuntimeError(f"{self!r}: request on a bot that is not running")
         replies = self.replies
-        if not replies.queue and replies.fault is None and self._idle_poll.poll(0):
+        if not replies.queue and replies.fault is None:
             self._poll()  # anything already on stdout came while idle: a stray line
         if numbered:
             self._next_id = number = self._next_id + 1

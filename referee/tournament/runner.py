@@ -374,22 +374,17 @@ class Tournament:
         while True:
             await self._written.wait()
             self._written = trio.Event()
-            try:
-                await trio.to_thread.run_sync(self.appender.sync)
-            except OSError as exc:
-                raise ResultsError(
-                    f"cannot sync {shown(self.results.path)} to disk: {exc}; "
-                    "the run stops here (every result so far is in the file)"
-                ) from None
+            await trio.to_thread.run_sync(self._sync_now)
             await trio.sleep(SYNC_INTERVAL)
 
     def _sync_now(self) -> None:
-        """The last sync of a run whose games are over (see :meth:`_sync`)."""
+        """Sync the results file now (blocking; see :meth:`_sync`): a failure stops the run."""
         try:
             self.appender.sync()
         except OSError as exc:
             raise ResultsError(
-                f"cannot sync {shown(self.results.path)} to disk: {exc} (every result is in the file)"
+                f"cannot sync {shown(self.results.path)} to disk: {exc}; "
+                "the run stops here (every result so far is in the file)"
             ) from None
 
     async def _publish(self, progress: Progress) -> None:
