@@ -53,6 +53,10 @@ def write_ladder(
         argv = [sys.executable, str(FAKEBOT), "--seed", str(i)]
         if delay:
             argv += ["--fault", "slow", "--delay", str(delay)]
+        else:
+            # Each game replays from the seats' seeds, whichever process plays it: the same
+            # results every run (a random run left b1 at times with only a bound to chart).
+            argv += ["--fault", "replay"]
         bots.append(
             {"name": f"b{i}", "command": argv, "cwd": str(ROOT), "env": {"VASTUZ_TEST_MARKER": marker}}
         )
@@ -156,7 +160,7 @@ def test_the_rating_list_is_the_status_one_and_the_store_is_not_written(base: Pa
         assert row["provisional"] == line.provisional and row["anchor"] == line.anchor
         assert row["remote"] is False and row["connected"] is None  # local bots
         assert row["state"] == ("anchor" if line.anchor else "active")
-        assert row["last_game"] and row["version"] == "fakebot-good 1.0"
+        assert row["last_game"] and row["version"] == "fakebot-replay 1.0"
         assert f'<td class="rating">{escape(line.shown())}</td>' in page
     anchor = next(b for b in data["bots"] if b["anchor"])
     assert anchor["label"] == "b0" and anchor["rating"] == "+100" and anchor["interval"] == "anchor"
@@ -173,6 +177,9 @@ def test_a_bots_history_games_and_replays(served: Served, base: Path) -> None:
     line = data["line"]
     history = data["history"]
     assert history and [p["round"] for p in history] == sorted({p["round"] for p in history})
+    # After round 1, b1 had beaten b0 twice and b2, b3 had not met either: its rating was
+    # only a lower bound, so that round has no point; from round 2 (a draw with b3) it has.
+    assert [p["round"] for p in history] == [2, 3, 4]
     assert history[-1]["round"] == 4 and history[-1]["games"] == 16
     assert abs(history[-1]["elo"] - line["elo"]) < 0.11  # the last point is the list's estimate
     assert all(p["provisional"] for p in history)  # 8 games < 10

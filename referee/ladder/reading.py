@@ -283,8 +283,9 @@ def running(folder: Path) -> bool:
 
 @dataclass(frozen=True)
 class Point:
-    """The ratings after round ``round`` (``games`` counted then): per label, its rating
-    (a bound's finite end where the rating is only a bound) and its games so far."""
+    """The ratings after round ``round`` (``games`` counted then): per label placed by the
+    fit, its rating and its games so far (a label whose rating was only a bound then is
+    left out: a chart point would claim an estimate there is not)."""
 
     round: int
     games: int
