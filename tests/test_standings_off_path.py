@@ -8,7 +8,9 @@ from __future__ import annotations
 import dataclasses
 import io
 import math
+import pickle
 import random
+import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -30,7 +32,7 @@ from referee.tournament.store.folder import latest_records, load_standings
 from referee.tournament.store.pages import PAGE, report_page
 from referee.tournament.store.replays import MAX_REPLAYS, REPLAYS, ReplayWindow
 from referee.tournament.store.results import ResultsFile
-from referee.tournament.store.standings_process import Worker
+from referee.tournament.store.standings_process import HEADER, Worker, frame
 
 FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
 ROOT = Path(__file__).resolve().parent.parent
@@ -288,3 +290,59 @@ def test_the_standings_process_rates_the_latest_record_of_each_slot_as_the_run_d
         first.setdefault(r.slot, r)
     assert any(before.is_void for before, _ in again)
     assert any(not before.is_void and not later.is_void for before, later in again)
+
+
+def _reply(proc: subprocess.Popen[bytes]) -> object:
+    assert proc.stdout is not None
+    head = proc.stdout.read(HEADER.size)
+    assert len(head) == HEADER.size, "the standings process ended without answering"
+    return pickle.loads(proc.stdout.read(HEADER.unpack(head)[0]))
+
+
+async def test_the_standings_process_makes_the_replays_between_requests(tmp_path, marker):
+    """Given games and no request for files, the standings process (the real one, as the
+    runner starts it) makes their replays while it waits, into the run's cache: the page,
+    and the run's own at its end, then make none. Only whole lines of the results are
+    replayed; a line being written waits for the next look."""
+    config = config_of(tmp_path, marker, 4)
+    with trio.fail_after(120):
+        await Tournament(config, out=io.StringIO(), standings_every=0).run()
+    folder = config.output
+    (folder / REPLAYS).unlink()  # the run's end made them: start again without
+    results = folder / "results.jsonl"
+    records = ResultsFile(results).summaries().records
+    assert len(records) == 4
+    with results.open("ab") as fh:
+        fh.write(b'{"torn": ')  # a record being written: no whole line yet
+    settings = {
+        "folder": folder, "name": "t", "names": config.bot_names, "anchor": None,
+        "anchor_rating": 0.0, "bootstrap": 0, "warning": None,
+    }  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee.tournament.store.standings_process"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.stdin is not None
+    try:
+        table = ("table", 4, 4, True, False, None)  # a one-line view: nothing to do with pages
+        proc.stdin.write(frame(("init", settings, [])) + b"".join(frame(("game", r)) for r in records))
+        proc.stdin.write(frame(table))
+        proc.stdin.flush()
+        assert _reply(proc)[0] == "say"
+        # It answered, then had nothing to read: it made the replays before this request.
+        proc.stdin.write(frame(table))
+        proc.stdin.flush()
+        assert _reply(proc)[0] == "say"
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        assert proc.stdout is not None
+        proc.stdout.close()
+    cached = (folder / REPLAYS).read_bytes().splitlines()
+    assert len(cached) == 4  # one entry a game, none for the torn line
+    with ReplayWindow(results, keep=folder / REPLAYS) as window:
+        window.update()
+        assert window.made == 0 and len(window.kept()) == 4  # all found made, none made again

@@ -99,13 +99,12 @@ class Publisher:
         returns the seconds that took."""
         done, total = progress
         started = time.time()
-        if self.replays is None:
-            self.replays = ReplayWindow(self.folder / RESULTS, keep=self.folder / REPLAYS)
-        making = self.replays.making
+        replays = self._window()
+        making = replays.making
         with atomic_writer(self.folder / PAGE) as out:
             write_page(
                 out,
-                self.replays,
+                replays,
                 st,
                 title=f"{self.name}: standings",
                 names=self.names,
@@ -118,7 +117,19 @@ class Publisher:
             )
         if running:
             self.writes.append((started, time.time(), len(records)))
-        return self.replays.making - making
+        return replays.making - making
+
+    def prepare(self) -> int:
+        """Make the page entries of the games recorded since the last look (each game's
+        replay, made once), so that the next page, or the run's own at its end, finds them
+        made; returns how many record lines were new. For a process with time on its hands
+        between pages."""
+        return self._window().update()
+
+    def _window(self) -> ReplayWindow:
+        if self.replays is None:  # opened with the first page or look
+            self.replays = ReplayWindow(self.folder / RESULTS, keep=self.folder / REPLAYS)
+        return self.replays
 
     def close(self) -> None:
         if self.replays is not None:

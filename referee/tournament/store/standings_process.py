@@ -6,7 +6,9 @@ games of quick bots slow down about four times. This process is started by the r
 (``python -m referee.tournament.store.standings_process``), is given the run's records and
 then each new one as it is recorded, and on request prints a table or writes the standings
 files and the page (:class:`~referee.tournament.store.publish.Publisher`, with its replays
-made once a game), saying when it ran. It ends when its input ends. Each table and page
+made once a game), saying when it ran. Between requests it makes the replays of the games
+recorded so far, so that neither the next page nor the run's own final one has them all to
+make at once. It ends when its input ends. Each table and page
 counts only the records new since the last one (:class:`Prefix`), so their cost does not
 grow with the run (the page's rating chart, a fit at 24 points of the run, still takes a
 pass over the summaries: its cadence keeps it a share of the run).
@@ -20,12 +22,15 @@ took), ``("wrote", start, end, count, made)`` after the files, ``("failed", word
 
 from __future__ import annotations
 
+import contextlib
+import os
 import pickle
+import select
 import signal
 import struct
 import sys
 import time
-from typing import IO, Any
+from typing import Any
 
 from referee.errors import VastuzError
 from referee.play.records import GameSummary
@@ -38,6 +43,10 @@ from referee.tournament.store.manifest import Manifest
 from referee.tournament.store.publish import Publisher
 
 HEADER = struct.Struct(">I")
+READ_SIZE = 1 << 16
+LOOK = 0.5
+"""Seconds between two looks at the results file for games to replay, while nothing is
+asked (the runner sends the games with its requests, which can be seconds apart)."""
 
 
 def frame(message: object) -> bytes:
@@ -45,16 +54,42 @@ def frame(message: object) -> bytes:
     return HEADER.pack(len(data)) + data
 
 
-def read_frame(stream: IO[bytes]) -> Any:
-    """The next message, or None at the end of the stream (or of a frame cut short)."""
-    head = stream.read(HEADER.size)
-    if len(head) < HEADER.size:
-        return None
-    size = HEADER.unpack(head)[0]
-    data = stream.read(size)
-    if len(data) < size:  # the runner stopped mid-frame (its run ended): the end
-        return None
-    return pickle.loads(data)  # our own parent's frames, over our own pipe
+class Frames:
+    """The frames read from the pipe at ``fd``, and whether one is waiting (so that this
+    process knows when it has time on its hands)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+        self.ended = False
+
+    def _whole(self) -> bool:
+        if len(self.buffer) < HEADER.size:
+            return False
+        size: int = HEADER.unpack_from(self.buffer)[0]
+        return len(self.buffer) >= HEADER.size + size
+
+    def waiting(self, timeout: float = 0.0) -> bool:
+        """Whether a frame (or the end of input) can be had at once, or comes within
+        ``timeout`` seconds."""
+        if self.ended or self._whole():
+            return True
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        return bool(ready)
+
+    def next(self) -> Any:
+        """The next message, or None at the end of the input (or of a frame cut short: the
+        runner stopped mid-frame, its run ended)."""
+        while not self._whole():
+            chunk = b"" if self.ended else os.read(self.fd, READ_SIZE)
+            if not chunk:
+                self.ended = True
+                return None
+            self.buffer += chunk
+        size = HEADER.unpack_from(self.buffer)[0]
+        data = bytes(self.buffer[HEADER.size : HEADER.size + size])
+        del self.buffer[: HEADER.size + size]
+        return pickle.loads(data)  # our own parent's frames, over our own pipe
 
 
 class Prefix:
@@ -166,6 +201,15 @@ class Worker:
             return "\n" + render(st, "text", title=f"standings after {done} games").rstrip() + "\n"
         return f"    standings after {done} games: {summary_line(st)}"
 
+    def prepare(self) -> None:
+        """With nothing asked of it, make the replays of the games recorded so far (read
+        from the results file, whose lines are there before their games are sent here), a
+        few at a time as the games come: the next page, and the run's own at its end, find
+        them made instead of making them all at once. A file that cannot be read now is
+        left for the next page to report."""
+        with contextlib.suppress(OSError, ValueError, VastuzError):
+            self.publisher.prepare()
+
     def files(
         self, done: int, total: int, count: int, test: TestView | None
     ) -> tuple[float, float, int, float]:
@@ -180,14 +224,21 @@ def main() -> None:
     # Ctrl-C is the runner's to handle: this process ends when the runner closes its input.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    inp, out = sys.stdin.buffer, sys.stdout.buffer
-    first = read_frame(inp)
+    frames, out = Frames(sys.stdin.fileno()), sys.stdout.buffer
+    first = frames.next()
     if first is None:
         return
     _, settings, records = first
     worker = Worker(settings, records)
     try:
-        while (message := read_frame(inp)) is not None:
+        while True:
+            wait = 0.0
+            while not frames.waiting(wait):  # time on its hands: the replays of the games so far
+                worker.prepare()
+                wait = LOOK
+            message = frames.next()
+            if message is None:
+                break
             kind = message[0]
             if kind == "game":
                 worker.add(message[1])
