@@ -301,14 +301,15 @@ def _reply(proc: subprocess.Popen[bytes]) -> object:
 
 async def test_the_standings_process_makes_the_replays_between_requests(tmp_path, marker):
     """Given games and no request for files, the standings process (the real one, as the
-    runner starts it) makes their replays while it waits, into the run's cache: the page,
-    and the run's own at its end, then make none. Only whole lines of the results are
-    replayed; a line being written waits for the next look."""
+    runner starts it) makes their replays while it waits, into the run's cache (flushed:
+    there while it runs): the page, and the run's own at its end, then make none. Only
+    whole lines of the results are replayed; a line being written waits for the next look."""
     config = config_of(tmp_path, marker, 4)
     with trio.fail_after(120):
         await Tournament(config, out=io.StringIO(), standings_every=0).run()
     folder = config.output
-    (folder / REPLAYS).unlink()  # the run's end made them: start again without
+    cache = folder / REPLAYS
+    cache.unlink()  # the run's end made them: start again without
     results = folder / "results.jsonl"
     records = ResultsFile(results).summaries().records
     assert len(records) == 4
@@ -329,8 +330,11 @@ async def test_the_standings_process_makes_the_replays_between_requests(tmp_path
         proc.stdin.write(frame(table))
         proc.stdin.flush()
         assert _reply(proc)[0] == "say"
-        # It answered, then had nothing to read: it made the replays before this request.
-        proc.stdin.write(frame(table))
+        # Nothing more is asked: it makes the replays (at once, or at its next look).
+        with trio.fail_after(30):
+            while not cache.exists() or len(cache.read_bytes().splitlines()) < 4:
+                await trio.sleep(0.05)
+        proc.stdin.write(frame(table))  # and it still answers
         proc.stdin.flush()
         assert _reply(proc)[0] == "say"
         proc.stdin.close()
@@ -341,8 +345,8 @@ async def test_the_standings_process_makes_the_replays_between_requests(tmp_path
             proc.wait()
         assert proc.stdout is not None
         proc.stdout.close()
-    cached = (folder / REPLAYS).read_bytes().splitlines()
+    cached = cache.read_bytes().splitlines()
     assert len(cached) == 4  # one entry a game, none for the torn line
-    with ReplayWindow(results, keep=folder / REPLAYS) as window:
+    with ReplayWindow(results, keep=cache) as window:
         window.update()
         assert window.made == 0 and len(window.kept()) == 4  # all found made, none made again

@@ -158,6 +158,8 @@ class ReplayWindow:
             for offset, length in fresh:
                 fh.seek(offset)
                 self._add(offset, fh.read(length))
+        if self._out is not None:
+            self._out.flush()  # the entries made are in the cache, whatever befalls the process
         if self.keep is not None and self._out_lines > 2 * self.window:
             self._compact()
         return len(fresh)
