@@ -84,7 +84,7 @@ def play(color: Color, turn: str) -> Command:
 def play_accepted(color: Color, turn: str) -> Command:
     """:func:`play` for a turn the engine has just accepted, which is one token in rules
     notation: nothing left to check (the referee sends one per turn)."""
-    return Command.trusted("play", (_COLOR_TEXT[color], turn))
+    return Command.trusted_play(_COLOR_TEXT[color], turn)
 
 
 _COLOR_TEXT = {color: color.value for color in Color}

@@ -74,6 +74,14 @@ class Command:
         command.__dict__.update(id=id, name=name, args=args)  # frozen: no __setattr__
         return command
 
+    @classmethod
+    def trusted_play(cls, color: str, turn: str) -> Command:
+        """``play COLOR TURN`` from tokens the caller knows to be valid (a turn the engine
+        accepted), its :meth:`body` made with it: the referee sends one every turn."""
+        command = object.__new__(cls)
+        command.__dict__.update(id=None, name="play", args=(color, turn), _wire=f"play {color} {turn}")
+        return command
+
     def with_id(self, id: int | None) -> Command:
         """The same command with another id (builders make id-less commands). Only the id
         is new, so only the id is checked: the name and arguments were checked already."""

@@ -71,6 +71,19 @@ def _status(code: int | None) -> str:
     return f"exit status {code}"
 
 
+def _clock_offset() -> float | None:
+    """trio's clock less ``time.perf_counter()`` when it is trio's own clock (a fixed offset
+    from it), so that a deadline converts without asking the clock; None for another clock
+    (a test's): then each conversion asks it."""
+    clock = trio.lowlevel.current_clock()
+    offset = getattr(clock, "offset", None)
+    if type(clock).__name__ != "SystemClock" or not isinstance(offset, float):
+        return None
+    if abs(clock.current_time() - (time.perf_counter() + offset)) > 0.001:
+        return None  # not the clock it looks like
+    return offset
+
+
 _FastExchange = tuple[Sequence[Command], Sequence[float], int]
 """A fast exchange in flight (:meth:`BotPipes.exchange`): its commands, their deadlines and
 the first one's id; its write's stamp, cost and reads are kept beside it."""
@@ -120,6 +133,7 @@ class BotPipes:
         # Whether stdout holds anything (or has ended) while idle, without a read that
         # raises: a poll(2) of this one descriptor costs a third of a failed read.
         self._idle_poll = select.poll()
+        self._clock_offset: float | None = None  # trio's clock less perf_counter (see _clock_offset)
         self._debug = log.isEnabledFor(logging.DEBUG)
 
     def __repr__(self) -> str:
@@ -136,6 +150,7 @@ class BotPipes:
         self._stdin_fd = stdin.fileno()
         self._stdout_fd = stdout.fileno()
         self._idle_poll.register(self._stdout_fd, select.POLLIN)
+        self._clock_offset = _clock_offset()
         self._watch = LoopWatch.current()
         if self._watch is not None:
             self._watch.hold()
@@ -449,9 +464,9 @@ class BotPipes:
                     buffer += chunk
                     if not (buffer.startswith(expected) or expected.startswith(buffer)):
                         return self._fall_back()
-                    complete = buffer.count(b"\n\n")
-                    while len(done_at) < complete and len(done_at) < count:
-                        done_at.append(at)
+                    complete = min(buffer.count(b"\n\n"), count) - len(done_at)
+                    if complete > 0:  # answers completed by this read: done when it returned
+                        done_at += [at] * complete
                     if len(chunk) < _READ_SIZE:
                         break
                 answered = len(done_at)
@@ -483,9 +498,11 @@ class BotPipes:
         # stall of the referee's that the answer was found at the end of, as hand_out counts it.
         watch = self._watch
         # Outside a stall (the usual case: LoopWatch.late's own two tests, word for word),
-        # nothing to take off; the watch's ticks cannot move during this loop.
-        if watch is not None:
-            tick, stalled = watch.last_tick, watch.stall_end
+        # nothing to take off; the watch's ticks cannot move during this loop. The answers
+        # came in order, so the first's and the last's stamps settle it for all.
+        stall = watch is not None and (
+            done_at[-1] - watch.last_tick > NOTICE or done_at[0] - watch.stall_end <= NOTICE
+        )
         seconds: list[float] = []
         lates: list[float] | None = None
         start = sent_at
@@ -494,7 +511,8 @@ class BotPipes:
             took = done - start
             if took > timeouts[k]:
                 return self._fall_back()
-            if watch is not None and (done - tick > NOTICE or done - stalled <= NOTICE):
+            if stall:
+                assert watch is not None
                 late = watch.late(done, sent_at)
                 took -= min(late, took)
                 if late >= NOTICE:
@@ -517,7 +535,11 @@ class BotPipes:
 
     def _set_alarm(self, deadline: float) -> None:
         """Have the timer wake the wait at ``deadline`` (``time.perf_counter``) at the latest."""
-        trio_deadline = trio.current_time() + (deadline - time.perf_counter())
+        offset = self._clock_offset
+        if offset is None:
+            trio_deadline = trio.current_time() + (deadline - time.perf_counter())
+        else:
+            trio_deadline = deadline + offset
         self._wait_deadline = trio_deadline
         alarm = self._alarm
         if alarm is not None and trio_deadline < alarm.deadline:
