@@ -13,6 +13,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -232,3 +233,18 @@ def test_a_stall_of_the_referee_is_booked_alike(tmp_path: Path) -> None:
         assert worst.late is not None and worst.late >= 0.2
         assert worst.seconds is not None and worst.seconds < 0.2  # the stop is not the bot's time
         assert record.bots[0].stats.late >= 1 and record.bots[0].stats.late_max >= 0.2
+
+
+def test_the_alarm_converts_deadlines_with_the_clock_it_runs_under() -> None:
+    """A wait's deadline (``time.perf_counter``) becomes trio's by the clock's fixed offset
+    when the run's clock is trio's own, and by asking the clock otherwise (a test's)."""
+    from trio.testing import MockClock
+
+    from referee.play.pipes import _clock_offset
+
+    async def offset() -> tuple[float | None, float, float]:
+        return _clock_offset(), trio.current_time(), time.perf_counter()
+
+    found, now, perf = trio.run(offset)
+    assert found is not None and abs(now - (perf + found)) < 0.001
+    assert trio.run(offset, clock=MockClock())[0] is None
