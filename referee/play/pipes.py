@@ -533,8 +533,9 @@ class BotPipes:
         stats.overhead_us += (overhead * 1e6 - stats.overhead_us) * count / requests  # running mean
         return seconds, reply, overhead, lates
 
-    def _set_alarm(self, deadline: float) -> None:
-        """Have the timer wake the wait at ``deadline`` (``time.perf_counter``) at the latest."""
+    def _set_alarm(self, deadline: float) -> float:
+        """Have the timer wake the wait at ``deadline`` (``time.perf_counter``) at the latest;
+        returns that deadline on trio's clock."""
         offset = self._clock_offset
         if offset is None:
             trio_deadline = trio.current_time() + (deadline - time.perf_counter())
@@ -544,6 +545,7 @@ class BotPipes:
         alarm = self._alarm
         if alarm is not None and trio_deadline < alarm.deadline:
             alarm.deadline = trio_deadline
+        return trio_deadline
 
     def _fall_back(self) -> list[Pending]:
         """The Pendings of the fast exchange's commands for the general path (see
@@ -719,13 +721,10 @@ class BotPipes:
                 # (far cheaper than a cancel scope per wait); it need only be no later than
                 # this deadline: an earlier alarm wakes the timer, which sets it again to
                 # the deadline of the wait then going on.
-                trio_deadline = trio.current_time() + (deadline - time.perf_counter())
+                trio_deadline = self._set_alarm(deadline)
                 self._waiting = pending
-                self._wait_deadline = trio_deadline
                 self._timed_out = False
                 alarm = self._alarm
-                if alarm is not None and trio_deadline < alarm.deadline:
-                    alarm.deadline = trio_deadline
                 fd = self._stdout_fd
                 while pending.response is None and replies.fault is None:
                     if self._reader_done.is_set():  # stdout closed under us: a crash
