@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import shlex
 import subprocess
 import sys
@@ -30,6 +31,7 @@ from referee.play.game import run_game
 from referee.play.pipes import BotPipes
 from referee.play.records import GameRecord, Termination, parse_line
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
+from referee.play.spin import BotSpin, RunSpin
 
 GUARD = 30
 QUIT_GRACE = 10.0
@@ -176,6 +178,59 @@ async def test_every_answer_is_judged_as_the_general_path_judges_it(
     replay(fast)
     assert GameRecord.from_json(fast.to_json()) == fast
     assert taken["fast"] > 0  # the fast path took the usual answers
+    if handed:
+        assert taken["handed back"] > 0, taken
+    else:
+        assert taken["handed back"] <= _stalls_allowed(taken["fast"]), taken
+
+
+# The cases a look for a fast answer could meet (referee/play/spin.py): the answer whole,
+# in pieces, late, never, the end of output, and lines that are not the answer.
+FOUND = [c for c in CASES if c[0][:2] in ([], ["--fault", "trickle"], ["--fault", "slow"]) or c[0][1:] in (
+    ["hang", "--after", "1"], ["crash", "--after", "1"], ["two-lines", "--after", "1"],
+    ["stray", "--after", "1"], ["crlf", "--after", "1"], ["resign", "--after", "1"],
+)]  # fmt: skip
+
+
+@pytest.fixture
+def found_at_once(monkeypatch: pytest.MonkeyPatch) -> Counter[bool]:
+    """Every exchange's look waits (up to a second) for the bot's first output, then reads
+    it without handing control back: the road a fast bot's answers take, whatever the
+    machine's speed. Counts the looks by whether they found something."""
+    looks: Counter[bool] = Counter()
+
+    def keep(self: BotSpin, poll: select.poll, sent_at: float) -> bool:
+        found = bool(poll.poll(1000))
+        looks[found] += 1
+        return found
+
+    monkeypatch.setattr(BotSpin, "keep", keep)
+    return looks
+
+
+@pytest.mark.parametrize(
+    ("args", "opening", "termination", "handed"), FOUND, ids=[" ".join(c[0][1:]) or "pie" for c in FOUND]
+)
+async def test_answers_found_by_a_look_are_judged_as_the_general_path_judges_them(
+    args: list[str],
+    opening: OpeningKind,
+    termination: Termination,
+    handed: bool,
+    fakebot: Callable[..., BotCommand],
+    tmp_path: Path,
+    exchanges: Counter[str],
+    found_at_once: Counter[bool],
+) -> None:
+    if RunSpin.current() is None:
+        pytest.skip("no look is made on one CPU")
+    pair = (fakebot("--seed", "7", label="good"), fakebot("--seed", "8", *args, label="odd"))
+    fast = await _play(pair, tmp_path, transcripts=False, opening=opening)
+    taken = Counter(exchanges)
+    assert found_at_once[True] > 0 and taken["fast"] > 0
+    general = await _play(pair, tmp_path, transcripts=True, opening=opening)
+    assert fast.termination is termination, fast.reason
+    assert _judged(fast) == _judged(general)
+    replay(fast)
     if handed:
         assert taken["handed back"] > 0, taken
     else:

@@ -27,7 +27,9 @@ write, their answers read into one buffer and checked as bytes against the answe
 object on the way. It keeps what the general path needs to take over (the commands, the
 write's stamp, each read with its stamp) and, at the first thing it does not expect, makes
 the Pendings the general path would have made and feeds them every read so far, so that
-anything but the usual answer is judged by the same code as before.
+anything but the usual answer is judged by the same code as before. Before it waits, it looks
+at stdout for a few microseconds (:mod:`~referee.play.spin`): a bot that answers at once is
+read without a sleep and, when it plays the run's only game, without a trip through trio.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from referee.play.forensics import Recent, new_ring
 from referee.play.player import Exchange
 from referee.play.records import BotStats
 from referee.play.replies import Pending, Replies
+from referee.play.spin import BotSpin, RunSpin
 from referee.play.stderr import StderrDrain
 from referee.play.watch import NOTICE, LoopWatch
 
@@ -134,6 +137,7 @@ class BotPipes:
         # raises: a poll(2) of this one descriptor costs a third of a failed read.
         self._idle_poll = select.poll()
         self._clock_offset: float | None = None  # trio's clock less perf_counter (see _clock_offset)
+        self._spin: BotSpin | None = None  # looks for a fast answer before waiting (while attached)
         self._debug = log.isEnabledFor(logging.DEBUG)
 
     def __repr__(self) -> str:
@@ -151,6 +155,8 @@ class BotPipes:
         self._stdout_fd = stdout.fileno()
         self._idle_poll.register(self._stdout_fd, select.POLLIN)
         self._clock_offset = _clock_offset()
+        run = RunSpin.current()
+        self._spin = None if run is None else BotSpin(run)
         self._watch = LoopWatch.current()
         if self._watch is not None:
             self._watch.hold()
@@ -167,6 +173,9 @@ class BotPipes:
         """Before the process's pipes are closed (their numbers may be reused once closed):
         stop using the descriptors and release the loop watch. Idempotent."""
         self._stdin_fd = self._stdout_fd = -1
+        if self._spin is not None:
+            self._spin.detach()
+            self._spin = None
         if self._watch is not None:
             self._watch.release()
             self._watch = None
@@ -440,10 +449,18 @@ class BotPipes:
         self._waiting = fast
         self._timed_out = False
         self._set_alarm(sent_at + timeouts[0])
+        spin = self._spin
+        keep = spin is not None and spin.keep(self._idle_poll, sent_at)
         try:
             while True:
                 try:
-                    await trio.lowlevel.wait_readable(fd)
+                    if keep:  # the answer is there and nothing else waits to run: read it
+                        keep = False
+                        await trio.lowlevel.checkpoint_if_cancelled()
+                    else:
+                        await trio.lowlevel.wait_readable(fd)
+                        if spin is not None:
+                            spin.waited()
                 except (trio.ClosedResourceError, OSError, ValueError):
                     pass  # the timer or the exit watcher woke us, or aclose closed stdout
                 if self._fast is not fast:
