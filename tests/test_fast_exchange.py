@@ -25,6 +25,7 @@ import trio
 from conftest import check_gone, fakebot_argv
 from games import check_scored, replay
 from runs import ROOT
+from test_spin import looks_expected
 
 from referee.play.command import BotCommand
 from referee.play.game import run_game
@@ -194,17 +195,20 @@ FOUND = [c for c in CASES if c[0][:2] in ([], ["--fault", "trickle"], ["--fault"
 
 @pytest.fixture
 def found_at_once(monkeypatch: pytest.MonkeyPatch) -> Counter[bool]:
-    """Every exchange's look waits (up to a second) for the bot's first output, then reads
-    it without handing control back: the road a fast bot's answers take, whatever the
-    machine's speed. Counts the looks by whether they found something."""
+    """Every exchange looks, and each look waits up to 10 ms for the bot's output (a Python
+    bot's answer time; half the least lateness the loop watch sees), then reads it without
+    handing control back: the road a fast bot's answers take. Counts the looks by whether
+    they found something."""
     looks: Counter[bool] = Counter()
 
-    def keep(self: BotSpin, poll: select.poll, sent_at: float) -> bool:
-        found = bool(poll.poll(1000))
+    def look(self: BotSpin, poll: select.poll, until: float) -> bool | None:
+        found = bool(poll.poll(10))
         looks[found] += 1
-        return found
+        return True if found else None
 
-    monkeypatch.setattr(BotSpin, "keep", keep)
+    monkeypatch.setattr(BotSpin, "begin", lambda self: True)
+    monkeypatch.setattr(BotSpin, "look", look)
+    monkeypatch.setattr(BotSpin, "end", lambda self, missed: None)
     return looks
 
 
@@ -235,6 +239,42 @@ async def test_answers_found_by_a_look_are_judged_as_the_general_path_judges_the
         assert taken["handed back"] > 0, taken
     else:
         assert taken["handed back"] <= _stalls_allowed(taken["fast"]), taken
+
+
+async def test_a_bot_that_thinks_is_looked_at_after_pauses(
+    fakebot: Callable[..., BotCommand], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # B acknowledges the opponent's turn at once but takes 20 ms over each genmove: every
+    # look at it misses, so its exchanges look only after pauses of 1, 2, 4 ... exchanges.
+    if RunSpin.current() is None:
+        pytest.skip("no look is made on one CPU")
+    calls: dict[str, list[bool]] = {}
+    begin = BotSpin.begin
+
+    def counted(self: BotSpin) -> bool:
+        looks = begin(self)
+        calls.setdefault(label, []).append(looks)  # the exchange's bot: see exchange below
+        return looks
+
+    label = ""
+    exchange = BotPipes.exchange
+
+    async def labelled(self: BotPipes, *args: Any) -> Any:
+        nonlocal label
+        label = self.label
+        return await exchange(self, *args)
+
+    monkeypatch.setattr(BotSpin, "begin", counted)
+    monkeypatch.setattr(BotPipes, "exchange", labelled)
+    pair = (
+        fakebot("--seed", "3", label="A"),
+        fakebot("--seed", "4", "--fault", "slow", "--delay", "0.02", "--at", "genmove", label="B"),
+    )
+    record = await _play(pair, tmp_path, transcripts=False, opening=OpeningKind.EMPTY)
+    check_scored(record)
+    slow = calls["B"]
+    assert len(slow) >= len(record.turns) // 2 - 1 > 10
+    assert sum(slow) == looks_expected(len(slow))
 
 
 @pytest.mark.parametrize("seed", range(int(os.environ.get("CHAOS_SEEDS", "6"))))

@@ -13,25 +13,25 @@ import pytest
 import trio
 from trio.testing import MockClock
 
-from referee.play.spin import BUDGET, MAX_BACKOFF, BotSpin, RunSpin
+from referee.play.spin import BUDGET, MAX_BACKOFF, SPIN, BotSpin, RunSpin
 
 
 @pytest.fixture
-def stdout() -> Iterator[tuple[int, select.poll]]:
-    """A pipe standing for a bot's stdout: its write end, and a poll of its read end."""
+def stdout() -> Iterator[tuple[int, int, select.poll]]:
+    """A pipe standing for a bot's stdout: its two ends, and a poll of its read end."""
     read, write = os.pipe()
     poll = select.poll()
     poll.register(read, select.POLLIN)
     try:
-        yield write, poll
+        yield read, write, poll
     finally:
         os.close(read)
         os.close(write)
 
 
-def _looks_expected(exchanges: int) -> int:
-    """The looks made in ``exchanges`` exchanges none of which finds anything: after the n-th
-    miss, the next min(2**(n-1), MAX_BACKOFF) exchanges make none."""
+def looks_expected(exchanges: int) -> int:
+    """The looks made in ``exchanges`` exchanges that all miss: after the n-th miss, the next
+    min(2**(n-1), MAX_BACKOFF) exchanges make none."""
     looks, at, pause = 0, 0, 1
     while at < exchanges:
         looks += 1
@@ -40,48 +40,75 @@ def _looks_expected(exchanges: int) -> int:
     return looks
 
 
-def test_a_look_that_finds_nothing_backs_off(stdout: tuple[int, select.poll]) -> None:
-    write, poll = stdout
+def _exchange(spin: BotSpin, poll: select.poll, read: int | None = None) -> bool | None:
+    """One exchange's looks, as BotPipes.exchange makes them: a look after the write and,
+    when ``read`` is given, the answer read and a look for the next one, in the one window.
+    Returns the last look (None: none was made, or the window ran out)."""
+    if not spin.begin():
+        return None
+    until = time.perf_counter() + SPIN
+    found = spin.look(poll, until)
+    if found is not None and read is not None:
+        os.read(read, 100)
+        found = spin.look(poll, until)
+    spin.end(found is None)
+    return found
+
+
+def test_looks_that_miss_pause(stdout: tuple[int, int, select.poll]) -> None:
+    _, write, poll = stdout
     run = RunSpin()
     spin = BotSpin(run)
     for _ in range(300):
-        assert not spin.keep(poll, time.perf_counter())
-    assert run.looks == _looks_expected(300) == 10 and run.found == run.kept == 0
+        assert _exchange(spin, poll) is None
+    assert run.looks == run.missed == looks_expected(300) == 10 and run.kept == 0
     # An answer found ends the pause: the next exchange looks again.
     os.write(write, b"=1 g7\n\n")
-    while not run.found:
-        spin.keep(poll, time.perf_counter())
+    while _exchange(spin, poll) is None:
+        pass
     looks = run.looks
-    spin.keep(poll, time.perf_counter())
-    assert run.looks == looks + 1 and run.found == 2
+    assert _exchange(spin, poll) is not None and run.looks == looks + 1
 
 
-def test_an_answer_found_is_read_at_once_only_within_the_budget(stdout: tuple[int, select.poll]) -> None:
-    write, poll = stdout
+def test_a_bot_that_acknowledges_at_once_but_thinks_misses(stdout: tuple[int, int, select.poll]) -> None:
+    # "=1" to play comes at once, the genmove's answer not within the window: a miss.
+    read, write, poll = stdout
+    run = RunSpin()
+    spin = BotSpin(run)
+    spin.waited()
+    os.write(write, b"=1\n\n")
+    assert _exchange(spin, poll, read) is None
+    assert (run.looks, run.missed, run.kept) == (1, 1, 1)
+    assert not spin.begin()  # the next exchange does not look
+    assert spin.begin()
+
+
+def test_an_answer_found_is_read_at_once_only_within_the_budget(stdout: tuple[int, int, select.poll]) -> None:
+    _, write, poll = stdout
     run = RunSpin()
     spin = BotSpin(run)
     os.write(write, b"=1 g7\n\n")
+    until = time.perf_counter() + 1.0
     # No real wait yet in this run: the task must hand control back before reading.
-    assert not spin.keep(poll, time.perf_counter())
+    assert spin.look(poll, until) is False
     spin.waited()
-    assert spin.keep(poll, time.perf_counter())
-    assert spin.keep(poll, time.perf_counter())
+    assert spin.look(poll, until) is True
+    assert spin.look(poll, until) is True
     time.sleep(BUDGET * 2)  # no real wait for longer than the budget: hand control back
-    assert not spin.keep(poll, time.perf_counter())
-    assert (run.looks, run.found, run.kept) == (4, 4, 2)
+    assert spin.look(poll, until) is False
+    assert run.kept == 2
 
 
-def test_no_look_while_another_game_is_attached(stdout: tuple[int, select.poll]) -> None:
-    write, poll = stdout
+def test_no_look_while_another_game_is_attached(stdout: tuple[int, int, select.poll]) -> None:
+    _, write, poll = stdout
     os.write(write, b"=1 g7\n\n")
     run = RunSpin()
     spins = [BotSpin(run) for _ in range(3)]
     spins[0].waited()
     assert run.attached == 3
-    assert not spins[0].keep(poll, time.perf_counter())
-    assert run.looks == 0
+    assert _exchange(spins[0], poll) is None and run.looks == 0
     spins[2].detach()  # the other game's bot is gone: one game left
-    assert spins[0].keep(poll, time.perf_counter())
+    assert _exchange(spins[0], poll) is True
     assert (run.attached, run.looks, run.kept) == (2, 1, 1)
 
 

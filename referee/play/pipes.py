@@ -53,7 +53,7 @@ from referee.play.forensics import Recent, new_ring
 from referee.play.player import Exchange
 from referee.play.records import BotStats
 from referee.play.replies import Pending, Replies
-from referee.play.spin import BotSpin, RunSpin
+from referee.play.spin import SPIN, BotSpin, RunSpin
 from referee.play.stderr import StderrDrain
 from referee.play.watch import NOTICE, LoopWatch
 
@@ -449,8 +449,16 @@ class BotPipes:
         self._waiting = fast
         self._timed_out = False
         self._set_alarm(sent_at + timeouts[0])
+        # A look for the answers (spin.py): within one window from the write, after it and
+        # after each read that leaves them incomplete.
         spin = self._spin
-        keep = spin is not None and spin.keep(self._idle_poll, sent_at)
+        looking = spin if spin is not None and spin.begin() else None
+        keep = missed = False
+        until = sent_at + SPIN
+        if looking is not None:
+            found = looking.look(self._idle_poll, until)
+            missed = found is None
+            keep = found is True
         try:
             while True:
                 try:
@@ -493,11 +501,17 @@ class BotPipes:
                 if self._timed_out or looked >= deadline:
                     return self._fall_back()
                 self._set_alarm(deadline)
+                if looking is not None and not missed:
+                    found = looking.look(self._idle_poll, until)
+                    missed = found is None
+                    keep = found is True
         except BaseException:
             self._fast = None
             self._healthy = False
             raise
         finally:
+            if looking is not None:
+                looking.end(missed)
             self._reading = False
             self._waiting = None
             self._wait_deadline = math.inf

@@ -16,10 +16,11 @@ Three rules keep it harmless:
 - **A budget.** Without a real wait for :data:`BUDGET`, the task yields once: the run's
   other tasks (the loop watch, the stderr drains, the exit watchers, the timers, Ctrl-C) run
   at least that often, far inside what the loop watch notices as the referee's own delay.
-- **A backoff.** A look that finds nothing within :data:`SPIN` costs that much and is not
-  repeated for the bot's next exchange; each further miss doubles the pause (to
-  :data:`MAX_BACKOFF` exchanges) and a find ends it. A bot that thinks costs one look in
-  that many exchanges.
+- **A backoff.** A look whose window (:data:`SPIN` from the write) ends before the
+  exchange's answers are all read costs that much and is not repeated for the bot's next
+  exchange; each further miss doubles the pause (to :data:`MAX_BACKOFF` exchanges) and a
+  find ends it. A bot that thinks costs one look in that many exchanges, also one that
+  acknowledges ``play`` at once and thinks over ``genmove``.
 
 No look is made on a single CPU (the bot could not answer while the referee looks) or under
 a test's clock (tests see the plain wait). The answer is stamped when it is read, as on the
@@ -54,14 +55,14 @@ class RunSpin:
     """What the looks of one trio run share: how many bots are attached and when a task last
     really waited. :meth:`current` gives the run's (None where no look is ever made)."""
 
-    __slots__ = ("attached", "found", "kept", "last_wait", "looks")
+    __slots__ = ("attached", "kept", "last_wait", "looks", "missed")
 
     def __init__(self) -> None:
         self.attached = 0
         self.last_wait = -float("inf")
-        self.looks = 0  # looks made
-        self.found = 0  # ... that found something on stdout
-        self.kept = 0  # ... after which the task kept control
+        self.looks = 0  # exchanges that looked
+        self.missed = 0  # ... whose window ran out before their answers were read
+        self.kept = 0  # looks after which the task read without handing control back
 
     @classmethod
     def current(cls) -> RunSpin | None:
@@ -85,44 +86,58 @@ def _cpus() -> int:
 
 class BotSpin:
     """One bot's looks: attached to the run's :class:`RunSpin` while its pipes are, with its
-    own backoff."""
+    own backoff. An exchange that may look (:meth:`begin`) looks (:meth:`look`) after its
+    write and again after each read that left its answers incomplete, all within one
+    window of :data:`SPIN` from the write, and says at the end whether the window ran out
+    first (:meth:`end`): a bot that acknowledges ``play`` at once but thinks over
+    ``genmove`` misses like one that is slow to answer anything."""
 
     __slots__ = ("backoff", "run", "skip")
 
     def __init__(self, run: RunSpin) -> None:
         self.run = run
         self.skip = 0  # exchanges left to make without a look
-        self.backoff = 0  # the pause after the next miss, halved (0: none yet)
+        self.backoff = 0  # the last pause (0: the last look did not miss)
         run.attached += 1
 
     def detach(self) -> None:
         self.run.attached -= 1
 
-    def keep(self, poll: select.poll, sent_at: float) -> bool:
-        """After the write at ``sent_at``: look at stdout (``poll``, registered on it) for up to
-        :data:`SPIN`. True when something is there and the task may read it without
-        waiting (the rules above); False to wait as usual (then trio returns at once if
-        something is there)."""
-        run = self.run
-        if run.attached > 2:
+    def begin(self) -> bool:
+        """Whether this exchange looks: the run plays one game and the bot's looks are not
+        paused."""
+        if self.run.attached > 2:
             return False
         if self.skip:
             self.skip -= 1
             return False
-        run.looks += 1
+        self.run.looks += 1
+        return True
+
+    def look(self, poll: select.poll, until: float) -> bool | None:
+        """Look at stdout (``poll``, registered on it) until ``until`` (``time.perf_counter``):
+        None when nothing came by then (wait as usual); True when something is there and
+        the task may read it without waiting; False when it is there but the task must
+        hand control back first (the budget: trio's wait then returns at once)."""
         clock = time.perf_counter
-        until = sent_at + SPIN
         while not poll.poll(0):
             if clock() >= until:
-                self.backoff = min(2 * self.backoff or 1, MAX_BACKOFF)
-                self.skip = self.backoff
-                return False
-        run.found += 1
-        self.backoff = 0
+                return None
+        run = self.run
         if clock() - run.last_wait >= BUDGET:
             return False
         run.kept += 1
         return True
+
+    def end(self, missed: bool) -> None:
+        """The exchange that looked is over: ``missed`` when its window ran out before its
+        answers were all read (the next looks pause), else a find (they go on)."""
+        if missed:
+            self.run.missed += 1
+            self.backoff = min(2 * self.backoff or 1, MAX_BACKOFF)
+            self.skip = self.backoff
+        else:
+            self.backoff = 0
 
     def waited(self) -> None:
         """A real wait ended (the run's other tasks had their turn)."""
