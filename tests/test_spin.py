@@ -1,19 +1,30 @@
 """The look for a fast answer before waiting (``referee.play.spin``): its rules on a real
-pipe, whose answer is there or not as the test decides. How an exchange reads what a look
-found is tested with real bots in ``test_fast_exchange.py``."""
+pipe, whose answer is there or not as the test decides, and Ctrl-C in a run of bots that
+answer at once (compiled C). How an exchange reads what a look found is tested with real
+bots in ``test_fast_exchange.py``."""
 
 from __future__ import annotations
 
 import os
+import random
 import select
+import shutil
+import signal
+import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import trio
+from processes import wait_until_gone
+from runs import ROOT, reaped, recorded, vastuz, wait_for, write_config
 from trio.testing import MockClock
 
+from referee.engine import Position
+from referee.play.records import Termination
 from referee.play.spin import BUDGET, MAX_BACKOFF, SPIN, BotSpin, RunSpin
+from referee.tournament.store.results import ResultsFile
 
 
 @pytest.fixture
@@ -130,3 +141,49 @@ def test_a_run_looks_only_with_two_cpus_and_its_own_clock() -> None:
         assert trio.run(spin_of_run) == (None, None)
     finally:
         os.sched_setaffinity(0, cpus)
+
+
+def _instant_bots(tmp_path: Path, marker: str) -> list[dict[str, object]]:
+    """Two copies of benchmarks/replay_bot.c (compiled here), which answer at once with the
+    turns of one legal size-5 game: the bots a look finds answers from."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    binary = tmp_path / "replay_bot"
+    subprocess.run([cc, "-O2", "-o", str(binary), str(ROOT / "benchmarks" / "replay_bot.c")], check=True)
+    rng = random.Random(5)
+    position, turns = Position.new(5), []
+    while not position.is_over:
+        turn = position.random_turn(rng)
+        turns.append(turn)
+        position = position.play(turn)
+    script = tmp_path / "game.txt"
+    script.write_text("".join(f"{turn}\n" for turn in turns))
+    return [
+        {"name": name, "command": [str(binary), str(script)], "env": {"VASTUZ_TEST_MARKER": marker}}
+        for name in ("a", "b")
+    ]
+
+
+def test_ctrl_c_stops_a_run_whose_answers_are_read_without_waiting(tmp_path: Path, marker: str) -> None:
+    # One game at a time between bots that answer at once: the referee keeps control from
+    # turn to turn, and must still see Ctrl-C, stop, and leave the results whole.
+    path = write_config(
+        tmp_path,
+        _instant_bots(tmp_path, marker),
+        board_size=5,
+        opening="empty",
+        concurrency=1,
+        schedule={"kind": "round_robin", "games_per_pair": 100_000},
+    )
+    output = tmp_path / "out"
+    with reaped(vastuz("tournament", str(path), "--quiet")) as proc:
+        wait_for(lambda: recorded(output) >= 20, "20 games", proc)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "run the same command to resume" in stdout
+    assert wait_until_gone(marker) == []
+    records = ResultsFile(output / "results.jsonl").load().records
+    assert 20 <= len(records) < 100_000
+    assert all(record.termination is Termination.SCORE for record in records)
