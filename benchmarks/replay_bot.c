@@ -1,6 +1,6 @@
 /* An instant Vastuz bot for benchmarks/referee.py: it replays a scripted legal game.
 
-   Usage: replay_bot SCRIPT [--time-left]
+   Usage: replay_bot SCRIPT [--time-left] [--think-us N]
 
    SCRIPT holds one turn per line, in order (Black's first turn first), as the engine
    writes them. The bot keeps one counter: every `play` and every `genmove` moves it one
@@ -8,12 +8,15 @@
    counter. It thinks for no time at all, so a game between two of these measures the
    referee and the pipes alone. With --time-left it lists `time_settings` and `time_left`
    (as every SDK bot does), and the referee then sends `time_left` before each genmove.
+   With --think-us N it sleeps N microseconds before each genmove's answer (its `play`
+   still answered at once): a bot that thinks, for measuring what the referee's wait costs.
 
    Protocol only: no rules, no checks. It answers `?` to what it does not know. */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char **turns;
 static size_t n_turns;
@@ -41,11 +44,22 @@ static void load(const char *path) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s SCRIPT [--time-left]\n", argv[0]);
+        fprintf(stderr, "usage: %s SCRIPT [--time-left] [--think-us N]\n", argv[0]);
         return 2;
     }
     load(argv[1]);
-    int time_left = argc > 2 && strcmp(argv[2], "--time-left") == 0;
+    int time_left = 0;
+    long think_us = 0;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--time-left") == 0) {
+            time_left = 1;
+        } else if (strcmp(argv[i], "--think-us") == 0 && i + 1 < argc) {
+            think_us = atol(argv[++i]);
+        } else {
+            fprintf(stderr, "%s: unknown argument %s\n", argv[0], argv[i]);
+            return 2;
+        }
+    }
     static char out_buf[1 << 16];
     setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
     char *line = NULL;
@@ -80,6 +94,7 @@ int main(int argc, char **argv) {
         } else if (strcmp(tok, "play") == 0) {
             at++;
         } else if (strcmp(tok, "genmove") == 0) {
+            if (think_us > 0) usleep((useconds_t)think_us);
             text = at < n_turns ? turns[at] : "pass";
             at++;
         } else if (strcmp(tok, "time_settings") == 0 || strcmp(tok, "time_left") == 0) {

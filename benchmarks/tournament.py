@@ -1,5 +1,5 @@
 """The shipped path: ``python benchmarks/tournament.py [--games N ...] [--long] [--reps R]
-[--concurrency C ...] [--fastchess PATH]``.
+[--concurrency C ...] [--think-us N] [--fastchess PATH]``.
 
 Runs real ``vastuz tournament`` processes (``python -m referee.cli tournament``, the default
 output written to a file, as a user logging a run would) of two instant C bots
@@ -8,7 +8,9 @@ same one ``benchmarks/referee.py --mode c`` plays) at 2,000 and 20,000 games (an
 ``--long``; ``--games N`` to choose), and beside each the same games in the benchmark loop of
 ``benchmarks/referee.py --mode c`` (``play_game`` on bots started once, no tournament around
 it) and the same tournament with ``--standings-every 0``. Runs are interleaved, ``--reps``
-times. For each it prints:
+times. With ``--think-us N`` the bots sleep N µs before each genmove's answer (their
+``play`` answered at once): what waiting for bots that think costs the referee. For each it
+prints:
 
 - ``ms/game`` in the first and the last tenth of the run (from the records' ``ended_at``);
 - ``ref us/turn``: the CPU of the referee process (``/proc/PID/stat`` read once it has
@@ -335,9 +337,17 @@ def main() -> None:
         help="the tournament table's runs: loop, tournament (default output), quiet (--standings-every 0)",
     )
     parser.add_argument("--seed", type=int, default=1, help="the scripted Vastuz game")
+    parser.add_argument(
+        "--think-us",
+        type=int,
+        default=0,
+        help="the bots sleep this many microseconds before each genmove's answer (not with --fastchess)",
+    )
     parser.add_argument("--tree", type=Path, default=None, help="the project checkout to measure")
     parser.add_argument("--loop-worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.think_us and args.fastchess is not None:
+        parser.error("--think-us applies to the Vastuz runs only: fastchess's engines do not think")
     if args.loop_worker is not None:
         loop_worker(json.loads(args.loop_worker), args.games[0])
         return
@@ -352,8 +362,13 @@ def main() -> None:
         turns = scripted_game(7, args.seed)
         script.write_text("".join(t + "\n" for t in turns))
         bot = [str(binary), str(script)]
+        if args.think_us:
+            bot += ["--think-us", str(args.think_us)]
+        kind = "instant C replay bots"
+        if args.think_us:
+            kind = f"C replay bots thinking {args.think_us} us a genmove"
         print(
-            f"instant C replay bots, size 7, a {len(turns)}-turn game; vastuz tournament at concurrency "
+            f"{kind}, size 7, a {len(turns)}-turn game; vastuz tournament at concurrency "
             f"{args.concurrency}, default output to a file; {os.cpu_count()} CPUs; "
             f"{args.reps} interleaved reps\n"
         )
