@@ -170,6 +170,24 @@ async def test_every_answer_is_judged_as_the_general_path_judges_it(
     tmp_path: Path,
     exchanges: Counter[str],
 ) -> None:
+    fast, taken = await _judged_alike(args, opening, termination, handed, fakebot, tmp_path, exchanges)
+    assert GameRecord.from_json(fast.to_json()) == fast
+    assert taken["fast"] > 0  # the fast path took the usual answers
+
+
+async def _judged_alike(
+    args: list[str],
+    opening: OpeningKind,
+    termination: Termination,
+    handed: bool,
+    fakebot: Callable[..., BotCommand],
+    tmp_path: Path,
+    exchanges: Counter[str],
+) -> tuple[GameRecord, Counter[str]]:
+    """A game against a bot with ``args`` played on the fast path and again on the general
+    one: both judge it alike, with ``termination``, and the fast exchange handed answers
+    back (``handed``) or only the few a stall explains. Returns the fast game and how its
+    exchanges ended."""
     pair = (fakebot("--seed", "7", label="good"), fakebot("--seed", "8", *args, label="odd"))
     fast = await _play(pair, tmp_path, transcripts=False, opening=opening)
     taken = Counter(exchanges)
@@ -177,12 +195,11 @@ async def test_every_answer_is_judged_as_the_general_path_judges_it(
     assert fast.termination is termination, fast.reason
     assert _judged(fast) == _judged(general)
     replay(fast)
-    assert GameRecord.from_json(fast.to_json()) == fast
-    assert taken["fast"] > 0  # the fast path took the usual answers
     if handed:
         assert taken["handed back"] > 0, taken
     else:
         assert taken["handed back"] <= _stalls_allowed(taken["fast"]), taken
+    return fast, taken
 
 
 # The cases a look for a fast answer could meet (referee/play/spin.py): the answer whole,
@@ -227,18 +244,8 @@ async def test_answers_found_by_a_look_are_judged_as_the_general_path_judges_the
 ) -> None:
     if RunSpin.current() is None:
         pytest.skip("no look is made on one CPU")
-    pair = (fakebot("--seed", "7", label="good"), fakebot("--seed", "8", *args, label="odd"))
-    fast = await _play(pair, tmp_path, transcripts=False, opening=opening)
-    taken = Counter(exchanges)
-    assert found_at_once[True] > 0 and taken["fast"] > 0
-    general = await _play(pair, tmp_path, transcripts=True, opening=opening)
-    assert fast.termination is termination, fast.reason
-    assert _judged(fast) == _judged(general)
-    replay(fast)
-    if handed:
-        assert taken["handed back"] > 0, taken
-    else:
-        assert taken["handed back"] <= _stalls_allowed(taken["fast"]), taken
+    _, taken = await _judged_alike(args, opening, termination, handed, fakebot, tmp_path, exchanges)
+    assert found_at_once[True] > 0 and taken["fast"] > 0  # the general path's game makes no look
 
 
 async def test_a_bot_that_thinks_is_looked_at_after_pauses(

@@ -119,12 +119,11 @@ class Publisher:
             self.writes.append((started, time.time(), len(records)))
         return replays.making - making
 
-    def prepare(self) -> int:
+    def prepare(self) -> None:
         """Make the page entries of the games recorded since the last look (each game's
         replay, made once), so that the next page, or the run's own at its end, finds them
-        made; returns how many record lines were new. For a process with time on its hands
-        between pages."""
-        return self._window().update()
+        made. For a process with time on its hands between pages."""
+        self._window().update()
 
     def _window(self) -> ReplayWindow:
         if self.replays is None:  # opened with the first page or look
