@@ -43,7 +43,7 @@ import select
 import time
 from collections import deque
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Literal, NoReturn
 
 import trio
 
@@ -87,9 +87,43 @@ def _clock_offset() -> float | None:
     return offset
 
 
-_FastExchange = tuple[Sequence[Command], Sequence[float], int]
-"""A fast exchange in flight (:meth:`BotPipes.exchange`): its commands, their deadlines and
-the first one's id; its write's stamp, cost and reads are kept beside it."""
+class _FastExchange:
+    """A fast exchange in flight (:meth:`BotPipes.exchange`), as plain values until it is
+    done or handed to the general path: its commands, their deadlines and the first one's
+    id; the answers' bytes expected; its write's stamp (0: not written whole) and its cost
+    before the write; what stdout gave so far (each read with its stamp, and all of it
+    joined), when each answer was complete; what was not written."""
+
+    __slots__ = (
+        "buffer",
+        "chunks",
+        "commands",
+        "cost",
+        "done_at",
+        "expected",
+        "first",
+        "sent_at",
+        "timeouts",
+        "unwritten",
+    )
+
+    def __init__(
+        self, commands: Sequence[Command], timeouts: Sequence[float], first: int, expected: bytes
+    ) -> None:
+        self.commands = commands
+        self.timeouts = timeouts
+        self.first = first
+        self.expected = expected
+        self.sent_at = 0.0
+        self.cost = 0.0
+        self.chunks: list[tuple[bytes, float]] = []
+        self.buffer = b""
+        self.done_at: list[float] = []
+        self.unwritten = b""
+
+
+Answered = tuple[list[float], str, float, list[float] | None] | list[Pending] | None
+"""What :meth:`BotPipes.exchange` returns (see there)."""
 
 
 class BotPipes:
@@ -119,13 +153,8 @@ class BotPipes:
         self._reading = False  # a request is waiting on stdout
         self._waiting: object | None = None  # the answer(s) a request is waiting for
         # A fast exchange in flight (see exchange), as plain values until it is done or
-        # handed to the general path: its write's stamp (0: not written whole), its cost
-        # before the write, what stdout gave (each read with its stamp), what was not written.
+        # handed to the general path.
         self._fast: _FastExchange | None = None
-        self._fast_sent_at = 0.0
-        self._fast_cost = 0.0
-        self._fast_chunks: list[tuple[bytes, float]] = []
-        self._fast_unwritten = b""
         self._wait_deadline = math.inf  # ... and its deadline, on trio's clock
         self._timed_out = False  # the deadline woke the waiting request
         self._overdue: list[Pending] = []  # answers a loss on time abandoned (see resync)
@@ -363,9 +392,7 @@ class BotPipes:
         """The id the last numbered command went out with."""
         return self._next_id
 
-    async def exchange(
-        self, commands: Sequence[Command], timeouts: Sequence[float]
-    ) -> tuple[list[float], str, float, list[float] | None] | list[Pending] | None:
+    async def exchange(self, commands: Sequence[Command], timeouts: Sequence[float]) -> Answered:
         """The usual turn in one go: send ``commands`` (numbered, in one write, each with
         its own deadline as :meth:`send` gives it) and wait for all their answers, for the
         common case: ``=ID`` and the empty line to each but the last, ``=ID text`` and the
@@ -384,7 +411,61 @@ class BotPipes:
         commands' Pendings,
         made as :meth:`send` would have made them and fed everything read so far with its
         stamps (:meth:`_materialize`), for :meth:`receive` in order. So every answer is
-        judged the same; the usual one costs fewer objects and coroutines."""
+        judged the same; the usual one costs fewer objects and coroutines.
+
+        The same in steps, for a driver that waits for several bots at once
+        (:mod:`~referee.play.relay`): :meth:`exchange_start`, then :meth:`exchange_read`
+        after each wake-up until it returns an answer, and :meth:`exchange_abandon` if the
+        wait is cancelled."""
+        started = self.exchange_start(commands, timeouts)
+        if started is not True:
+            return started
+        fast = self._fast
+        assert fast is not None
+        # A look for the answers (spin.py): within one window from the write, after it and
+        # after each read that leaves them incomplete.
+        spin = self._spin
+        looking = spin if spin is not None and spin.begin() else None
+        keep = missed = False
+        until = fast.sent_at + SPIN
+        if looking is not None:
+            found = looking.look(self._idle_poll, until)
+            missed = found is None
+            keep = found is True
+        fd = self._stdout_fd
+        try:
+            while True:
+                try:
+                    if keep:  # the answer is there and nothing else waits to run: read it
+                        keep = False
+                        await trio.lowlevel.checkpoint_if_cancelled()
+                    else:
+                        await trio.lowlevel.wait_readable(fd)
+                        if spin is not None:
+                            spin.waited()
+                except (trio.ClosedResourceError, OSError, ValueError):
+                    pass  # the timer or the exit watcher woke us, or aclose closed stdout
+                answered = self.exchange_read()
+                if answered is not None:
+                    return answered
+                if looking is not None and not missed:
+                    found = looking.look(self._idle_poll, until)
+                    missed = found is None
+                    keep = found is True
+        except BaseException:
+            self.exchange_abandon()
+            raise
+        finally:
+            if looking is not None:
+                looking.end(missed)
+
+    def exchange_start(
+        self, commands: Sequence[Command], timeouts: Sequence[float]
+    ) -> Literal[True] | list[Pending] | None:
+        """:meth:`exchange` up to its write: True when the commands went out and their
+        answers are awaited (then :meth:`exchange_read` after each wake-up on stdout, the
+        timer's or a watch's); None when the fast path does not apply; the Pendings when
+        the write was short."""
         began = time.perf_counter()
         replies = self.replies
         if (
@@ -428,95 +509,102 @@ class BotPipes:
             data = ("\n".join(texts) + "\n").encode()
             expected = ("".join([f"={n}\n\n" for n in range(first, last)]) + f"={last} ").encode()
         replies.last_command = text
-        fast = self._fast = (commands, timeouts, first)
-        chunks: list[tuple[bytes, float]] = []
-        self._fast_chunks = chunks
-        self._fast_sent_at = 0.0
+        fast = self._fast = _FastExchange(commands, timeouts, first, expected)
         try:
             written = os.write(self._stdin_fd, data)
         except OSError:  # full, closed or broken: the careful path sorts it out
             written = 0
         if written < len(data):
-            self._fast_cost = time.perf_counter() - began
-            self._fast_unwritten = data[written:]
+            fast.cost = time.perf_counter() - began
+            fast.unwritten = data[written:]
             return self._fall_back()
-        sent_at = self._fast_sent_at = time.perf_counter()
-        self._fast_cost = sent_at - began
-        done_at: list[float] = []
-        buffer = b""
-        fd = self._stdout_fd
+        sent_at = fast.sent_at = time.perf_counter()
+        fast.cost = sent_at - began
         self._reading = True
         self._waiting = fast
         self._timed_out = False
         self._set_alarm(sent_at + timeouts[0])
-        # A look for the answers (spin.py): within one window from the write, after it and
-        # after each read that leaves them incomplete.
-        spin = self._spin
-        looking = spin if spin is not None and spin.begin() else None
-        keep = missed = False
-        until = sent_at + SPIN
-        if looking is not None:
-            found = looking.look(self._idle_poll, until)
-            missed = found is None
-            keep = found is True
-        try:
-            while True:
-                try:
-                    if keep:  # the answer is there and nothing else waits to run: read it
-                        keep = False
-                        await trio.lowlevel.checkpoint_if_cancelled()
-                    else:
-                        await trio.lowlevel.wait_readable(fd)
-                        if spin is not None:
-                            spin.waited()
-                except (trio.ClosedResourceError, OSError, ValueError):
-                    pass  # the timer or the exit watcher woke us, or aclose closed stdout
-                if self._fast is not fast:
-                    return self._fall_back()  # a watch found a fault and made the Pendings
-                looked = time.perf_counter()
-                while True:  # the look: what stdout holds now
-                    try:
-                        chunk = os.read(fd, _READ_SIZE)
-                    except BlockingIOError:
-                        break
-                    except OSError:
-                        chunk = b""
-                    if not chunk:  # the end of output: the general path's read finds it again
-                        return self._fall_back()
-                    at = time.perf_counter()
-                    recent.append(chunk)
-                    chunks.append((chunk, at))
-                    buffer += chunk
-                    if not (buffer.startswith(expected) or expected.startswith(buffer)):
-                        return self._fall_back()
-                    complete = min(buffer.count(b"\n\n"), count) - len(done_at)
-                    if complete > 0:  # answers completed by this read: done when it returned
-                        done_at += [at] * complete
-                    if len(chunk) < _READ_SIZE:
-                        break
-                answered = len(done_at)
-                if answered == count:
-                    break
-                deadline = (done_at[-1] if done_at else sent_at) + timeouts[answered]
-                if self._timed_out or looked >= deadline:
-                    return self._fall_back()
-                self._set_alarm(deadline)
-                if looking is not None and not missed:
-                    found = looking.look(self._idle_poll, until)
-                    missed = found is None
-                    keep = found is True
-        except BaseException:
-            self._fast = None
-            self._healthy = False
-            raise
-        finally:
-            if looking is not None:
-                looking.end(missed)
-            self._reading = False
-            self._waiting = None
-            self._wait_deadline = math.inf
+        return True
+
+    def exchange_read(self) -> Answered:
+        """After a wake-up (stdout readable, or the timer or a watch woke the wait): read
+        what stdout holds. None while the answers are incomplete and their deadline has
+        not passed (wait again); else the exchange is over and this is what
+        :meth:`exchange` returns."""
+        fast = self._fast
+        if fast is None or self._waiting is not fast:
+            self._end_wait()
+            return self._fall_back()  # a watch found a fault and made the Pendings
+        fd = self._stdout_fd
+        recent = self.recent
+        chunks = fast.chunks
+        done_at = fast.done_at
+        expected = fast.expected
+        count = len(fast.commands)
+        buffer = fast.buffer
+        looked = time.perf_counter()
+        while True:  # the look: what stdout holds now
+            try:
+                chunk = os.read(fd, _READ_SIZE)
+            except BlockingIOError:
+                break
+            except OSError:
+                chunk = b""
+            if not chunk:  # the end of output: the general path's read finds it again
+                self._end_wait()
+                return self._fall_back()
+            at = time.perf_counter()
+            recent.append(chunk)
+            chunks.append((chunk, at))
+            buffer += chunk
+            if not (buffer.startswith(expected) or expected.startswith(buffer)):
+                self._end_wait()
+                return self._fall_back()
+            complete = min(buffer.count(b"\n\n"), count) - len(done_at)
+            if complete > 0:  # answers completed by this read: done when it returned
+                done_at += [at] * complete
+            if len(chunk) < _READ_SIZE:
+                break
+        fast.buffer = buffer
+        answered = len(done_at)
+        if answered == count:
+            self._end_wait()
+            return self._exchange_end(fast)
+        deadline = (done_at[-1] if done_at else fast.sent_at) + fast.timeouts[answered]
+        if self._timed_out or looked >= deadline:
+            self._end_wait()
+            return self._fall_back()
+        self._set_alarm(deadline)
+        return None
+
+    def exchange_abandon(self) -> None:
+        """The wait of a fast exchange was cancelled: nothing the bot says now can be
+        matched to what was asked, so the bot is done with (as :meth:`receive` would)."""
+        self._end_wait()
+        self._fast = None
+        self._healthy = False
+
+    @property
+    def waiting_fast(self) -> bool:
+        """A fast exchange's answers are being waited for (between :meth:`exchange_start`
+        and the :meth:`exchange_read` that ends it)."""
+        return self._fast is not None and self._waiting is self._fast
+
+    def _end_wait(self) -> None:
+        self._reading = False
+        self._waiting = None
+        self._wait_deadline = math.inf
+
+    def _exchange_end(self, fast: _FastExchange) -> Answered:
+        """A fast exchange whose answers are all read: the usual outcome, or its Pendings."""
+        buffer = fast.buffer
+        done_at = fast.done_at
+        timeouts = fast.timeouts
+        count = len(fast.commands)
+        sent_at = fast.sent_at
+        replies = self.replies
         # The last answer: one line, then the empty line, nothing after.
-        answer = buffer[len(expected) : -2]
+        answer = buffer[len(fast.expected) : -2]
         if (
             not buffer.endswith(b"\n\n")
             or b"\n" in answer
@@ -558,7 +646,7 @@ class BotPipes:
             return self._fall_back()
         self._fast = None
         stats = self.stats
-        overhead = (self._fast_cost + time.perf_counter() - start) / count
+        overhead = (fast.cost + time.perf_counter() - start) / count
         stats.requests = requests = stats.requests + count
         stats.bot_seconds += sum(seconds)
         stats.overhead_us += (overhead * 1e6 - stats.overhead_us) * count / requests  # running mean
@@ -593,21 +681,19 @@ class BotPipes:
         if fast is None:
             return
         self._fast = None
-        commands, timeouts, first = fast
         replies = self.replies
-        cost = self._fast_cost / len(commands)
-        for k, (command, timeout) in enumerate(zip(commands, timeouts, strict=True)):
-            numbered, line = command.numbered(first + k)
+        commands = fast.commands
+        cost = fast.cost / len(commands)
+        for k, (command, timeout) in enumerate(zip(commands, fast.timeouts, strict=True)):
+            numbered, line = command.numbered(fast.first + k)
             pending = replies.expect(numbered, timeout, line[:-1])
-            pending.sent_at = self._fast_sent_at
+            pending.sent_at = fast.sent_at
             pending.cost = cost
             self._unreceived.append(pending)
-        if self._fast_unwritten:
-            self._out += self._fast_unwritten
-            self._fast_unwritten = b""
+        if fast.unwritten:
+            self._out += fast.unwritten
             self._unwritten = list(self._unreceived)
-        chunks, self._fast_chunks = self._fast_chunks, []
-        for chunk, at in chunks:  # an end of output is not among them: a read finds it again
+        for chunk, at in fast.chunks:  # an end of output is not among them: a read finds it again
             if not replies.feed(chunk, at):
                 self._reader_done.set()
                 return
