@@ -26,7 +26,10 @@ are found and blamed as if each command had waited for the last. A player that i
 process (the in-memory player of the tests) is simply asked one command at a time. A
 process with nothing else queued gets a decision and the commands before it as one fast
 exchange (:meth:`~referee.play.pipes.BotPipes.exchange`), which hands anything but the
-usual answers back to be judged here as any other.
+usual answers back to be judged here as any other. While the trio run plays more than one
+game, the usual turns of its games are driven from one task (:mod:`~referee.play.driver`,
+through :meth:`_Game.drive_next` and :meth:`_Game.drive_answered`); a turn that is anything
+but usual comes back to the game's own task and is judged here the same way.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 import trio
 
@@ -48,6 +51,7 @@ from protocol.messages import Command, Response
 from referee.engine import Color, Position, TurnError
 from referee.play.clock import BotClock, describe
 from referee.play.command import BotCommand
+from referee.play.driver import RunDriver
 from referee.play.faults import (
     BotFault,
     BotIllegal,
@@ -58,6 +62,7 @@ from referee.play.faults import (
 )
 from referee.play.forensics import forensics_of, wants_forensics
 from referee.play.options import DEFAULT_QUIT_GRACE, BotOptions
+from referee.play.pipes import Answered, BotPipes
 from referee.play.player import Exchange, Player
 from referee.play.process import BotProcess
 from referee.play.records import (
@@ -80,6 +85,10 @@ from referee.play.watch import NOTICE
 log = logging.getLogger("referee.play.game")
 
 _FIXED_COLOURS = {Color.BLACK: 0, Color.WHITE: 1}
+
+_Handback = tuple[int, Color, "tuple[Color, str] | None", Command, "Answered | Literal[True]", "float | None"]
+"""A driven turn the game's task finishes (see _Game._driven_turns): seat, colour, the turn
+told, the genmove, what the fast exchange gave, when it was asked."""
 
 
 def _late(exchange: Exchange) -> float | None:
@@ -156,6 +165,9 @@ class _Game:
         # Whether the first decision (gensetup, choose_color, genmove) has been asked: a
         # fault before it is a start-up failure, which voids (see _void_before_play).
         self.decided = False
+        # A driven turn in flight (see drive_next), and one the driver handed back.
+        self._driving: tuple[int, Color, tuple[Color, str] | None, Command, float] | None = None
+        self._handback: _Handback | None = None
         self.record = GameRecord(
             game_id=spec.game_id,
             size=spec.size,
@@ -259,8 +271,20 @@ class _Game:
             self.seat_of = dict(_FIXED_COLOURS)
         self._set_colours()
         self._observe()
-        while not self.pos.is_over:
-            await self._turn()
+        driver = RunDriver.current() if self.pipes[0] is not None and self.pipes[1] is not None else None
+        if driver is None:
+            while not self.pos.is_over:
+                await self._turn()
+        else:
+            driver.playing += 1
+            try:
+                while not self.pos.is_over:
+                    if driver.wanted:
+                        await self._driven_turns(driver)
+                    else:
+                        await self._turn()
+            finally:
+                driver.playing -= 1
         for seat, told in enumerate(self.untold):  # the last turn's play
             if told is not None:
                 self._queue(seat, commands.play_accepted(*told), self.command_timeouts[seat])
@@ -405,55 +429,85 @@ class _Game:
         process with nothing else queued gets the commands as one fast exchange
         (:meth:`~referee.play.pipes.BotPipes.exchange`): booked here as :meth:`_book`
         would; anything unusual comes back as Pendings, judged in order as below."""
-        clock = self.clocks[seat]
-        pipes = self.pipes[seat]
-        tickets: list[_Ticket] | None = None  # sent, to be judged in order (the decision last)
+        fast = self._fast_request(seat, command, color, told)
+        answered: Answered = None
         asked: float | None = None
-        if pipes is not None and not self.queued:
-            timeout = self.command_timeouts[seat]
-            listed = color is not None and self.times_left[seat]
-            if told is None and not listed:
-                sent: list[Command] = [command]
-                timeouts = [clock.deadline]
-            elif not listed:
-                assert told is not None
-                sent = [commands.play_accepted(*told), command]
-                timeouts = [timeout, clock.deadline]
-            else:
-                assert color is not None
-                sent = [] if told is None else [commands.play_accepted(*told)]
-                sent += [clock.time_left_command(color), command]
-                timeouts = [timeout] * (len(sent) - 1) + [clock.deadline]
-            self.decided = True
+        if fast is not None:
+            pipes, sent, timeouts = fast
             asked = time.perf_counter()
             answered = await pipes.exchange(sent, timeouts)
             if type(answered) is tuple:
-                seconds, text, overhead, lates = answered
-                stats = self.stats[seat]
-                stats.requests += len(seconds)
-                stats.bot_seconds += sum(seconds)
-                stats.overhead_us += overhead * 1e6 * len(seconds)
-                late = 0.0  # the decision's
-                if lates is not None:
-                    for looked in lates:
-                        if looked:
-                            stats.looked_late(looked)
-                    late = lates[-1]
-                took = seconds[-1]
-                stats.thinking_seconds += took
-                clock.charge(took, turn=command.name == "genmove")
-                return text, took, late
-            if answered is not None:  # sent, then handed back: judged in order, as below
-                assert isinstance(answered, list)
-                last = len(answered) - 1
-                tickets = [
-                    _Ticket(seat, p.command, p.timeout, p, optional=listed and k == last - 1)
-                    for k, p in enumerate(answered)
-                ]
-        if tickets is None:
+                return self._fast_booked(seat, command, answered)
+        return await self._ask_rest(seat, command, color, told, answered, asked)
+
+    def _fast_request(
+        self, seat: int, command: Command, color: Color | None, told: tuple[Color, str] | None
+    ) -> tuple[BotPipes, list[Command], list[float]] | None:
+        """A decision about to be asked as a fast exchange (see :meth:`_ask`): the bot's
+        pipes, the commands and their deadlines; None when it cannot be one (not a
+        process, or something else queued)."""
+        pipes = self.pipes[seat]
+        if pipes is None or self.queued:
+            return None
+        self.decided = True
+        clock = self.clocks[seat]
+        timeout = self.command_timeouts[seat]
+        listed = color is not None and self.times_left[seat]
+        if told is None and not listed:
+            return pipes, [command], [clock.deadline]
+        if not listed:
+            assert told is not None
+            return pipes, [commands.play_accepted(*told), command], [timeout, clock.deadline]
+        assert color is not None
+        sent = [] if told is None else [commands.play_accepted(*told)]
+        sent += [clock.time_left_command(color), command]
+        return pipes, sent, [timeout] * (len(sent) - 1) + [clock.deadline]
+
+    def _fast_booked(self, seat: int, command: Command, answered: Answered) -> tuple[str, float, float]:
+        """A fast exchange's usual answer booked (as :meth:`_book` would) and charged."""
+        assert type(answered) is tuple
+        seconds, text, overhead, lates = answered
+        stats = self.stats[seat]
+        stats.requests += len(seconds)
+        stats.bot_seconds += sum(seconds)
+        stats.overhead_us += overhead * 1e6 * len(seconds)
+        late = 0.0  # the decision's
+        if lates is not None:
+            for looked in lates:
+                if looked:
+                    stats.looked_late(looked)
+            late = lates[-1]
+        took = seconds[-1]
+        stats.thinking_seconds += took
+        self.clocks[seat].charge(took, turn=command.name == "genmove")
+        return text, took, late
+
+    async def _ask_rest(
+        self,
+        seat: int,
+        command: Command,
+        color: Color | None,
+        told: tuple[Color, str] | None,
+        answered: Answered,
+        asked: float | None,
+    ) -> Exchange:
+        """:meth:`_ask` by the general path: the fast exchange's Pendings (``answered``, sent
+        at ``asked``) judged in order, or, when there was none (``answered`` None), the
+        commands sent and judged one by one."""
+        clock = self.clocks[seat]
+        listed = color is not None and self.times_left[seat]
+        if answered is not None:  # sent, then handed back: judged in order, as below
+            assert isinstance(answered, list)
+            last = len(answered) - 1
+            tickets = [
+                _Ticket(seat, p.command, p.timeout, p, optional=listed and k == last - 1)
+                for k, p in enumerate(answered)
+            ]
+        else:
             if told is not None:
                 self._queue(seat, commands.play_accepted(*told), self.command_timeouts[seat])
-            if color is not None and self.times_left[seat]:
+            if listed:
+                assert color is not None
                 self._queue(seat, clock.time_left_command(color), self.command_timeouts[seat], optional=True)
             self.decided = True
             tickets = [*self.queued, self._send(seat, command, clock.deadline)]
@@ -526,13 +580,22 @@ class _Game:
 
     # ------------------------------------------------------------------ play
     async def _turn(self) -> None:
+        seat, color, told, command = self._next_turn()
+        self._turn_answered(seat, color, command, await self._ask(seat, command, color, told))
+
+    def _next_turn(self) -> tuple[int, Color, tuple[Color, str] | None, Command]:
+        """The seat to move, its colour, the opponent's turn it has not been told, its genmove."""
         assert self.seat_of is not None
         color = self.pos.to_move
         seat = self.seat_of[color]
         told = self.untold[seat]
         self.untold[seat] = None
-        command = commands.genmove(color)
-        answered = await self._ask(seat, command, color, told)
+        return seat, color, told, commands.genmove(color)
+
+    def _turn_answered(
+        self, seat: int, color: Color, command: Command, answered: Exchange | tuple[str, float, float]
+    ) -> None:
+        """A turn's answer judged by the engine and recorded (a fault of the bot raised)."""
         if isinstance(answered, Exchange):
             exchange: Exchange | None = answered
             text, seconds, late = answered.response.text, answered.seconds, _late(answered)
@@ -562,6 +625,50 @@ class _Game:
             self._observe()
         # Sent with the opponent's next decision, in the same write.
         self.untold[1 - seat] = (color, turn)
+
+    # ------------------------------------------------------------------ driven turns
+    async def _driven_turns(self, driver: RunDriver) -> None:
+        """Turns driven with other games' (:mod:`~referee.play.driver`) until the game
+        leaves the driver; then the turn it left in, if any, by the general path."""
+        self._handback = None
+        await driver.drive(self)
+        handback, self._handback = self._handback, None
+        if handback is not None:
+            seat, color, told, command, answered, asked = handback
+            exchange = await self._ask_rest(seat, command, color, told, answered, asked)
+            self._turn_answered(seat, color, command, exchange)
+
+    def drive_next(self) -> BotPipes | None:
+        """Start the next turn's fast exchange for the driver: the pipes it waits on, or
+        None to leave (the game over, or the turn handed back: see :meth:`_driven_turns`)."""
+        if self.pos.is_over:
+            return None
+        seat, color, told, command = self._next_turn()
+        fast = self._fast_request(seat, command, color, told)
+        started: Answered | Literal[True] = None
+        asked: float | None = None
+        if fast is not None:
+            pipes, sent, timeouts = fast
+            asked = time.perf_counter()
+            started = pipes.exchange_start(sent, timeouts)
+            if started is True:
+                self._driving = (seat, color, told, command, asked)
+                return pipes
+        self._handback = (seat, color, told, command, started, asked)
+        return None
+
+    def drive_answered(self, answered: Answered, go_on: bool) -> BotPipes | None:
+        """The driven turn's exchange ended: the usual answer judged and recorded (a fault
+        raised) and, with ``go_on``, the next turn started; anything else handed back."""
+        driving = self._driving
+        assert driving is not None
+        self._driving = None
+        seat, color, told, command, asked = driving
+        if type(answered) is not tuple:
+            self._handback = (seat, color, told, command, answered, asked)
+            return None
+        self._turn_answered(seat, color, command, self._fast_booked(seat, command, answered))
+        return self.drive_next() if go_on else None
 
     async def _score(self) -> None:
         """Score with the engine; ask ``final_score`` only as a check (a bot's failure or

@@ -30,6 +30,9 @@ the Pendings the general path would have made and feeds them every read so far, 
 anything but the usual answer is judged by the same code as before. Before it waits, it looks
 at stdout for a few microseconds (:mod:`~referee.play.spin`): a bot that answers at once is
 read without a sleep and, when it plays the run's only game, without a trip through trio.
+With several games, a driver (:mod:`~referee.play.driver`) takes the exchange in its steps
+(:meth:`BotPipes.exchange_start`, :meth:`BotPipes.exchange_read`) and waits for several bots
+at once; the deadline timer and the watches wake it through :attr:`BotPipes.on_wake`.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ import os
 import select
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, NoReturn
 
 import trio
@@ -167,6 +170,9 @@ class BotPipes:
         self._idle_poll = select.poll()
         self._clock_offset: float | None = None  # trio's clock less perf_counter (see _clock_offset)
         self._spin: BotSpin | None = None  # looks for a fast answer before waiting (while attached)
+        # Set while a driver (referee.play.driver), not a task of this bot's, waits for a
+        # fast exchange's answers: what wakes that wait.
+        self.on_wake: Callable[[], None] | None = None
         self._debug = log.isEnabledFor(logging.DEBUG)
 
     def __repr__(self) -> str:
@@ -414,7 +420,7 @@ class BotPipes:
         judged the same; the usual one costs fewer objects and coroutines.
 
         The same in steps, for a driver that waits for several bots at once
-        (:mod:`~referee.play.relay`): :meth:`exchange_start`, then :meth:`exchange_read`
+        (:mod:`~referee.play.driver`): :meth:`exchange_start`, then :meth:`exchange_read`
         after each wake-up until it returns an answer, and :meth:`exchange_abandon` if the
         wait is cancelled."""
         started = self.exchange_start(commands, timeouts)
@@ -585,10 +591,9 @@ class BotPipes:
         self._healthy = False
 
     @property
-    def waiting_fast(self) -> bool:
-        """A fast exchange's answers are being waited for (between :meth:`exchange_start`
-        and the :meth:`exchange_read` that ends it)."""
-        return self._fast is not None and self._waiting is self._fast
+    def stdout_fd(self) -> int:
+        """The bot's stdout (-1 once detached), for a driver's epoll."""
+        return self._stdout_fd
 
     def _end_wait(self) -> None:
         self._reading = False
@@ -967,4 +972,7 @@ class BotPipes:
     def _wake(self) -> None:
         """Wake the request waiting on stdout, if one is (it then looks at what changed)."""
         if self._reading and self._stdout_fd >= 0:
-            trio.lowlevel.notify_closing(self._stdout_fd)
+            if self.on_wake is not None:
+                self.on_wake()
+            else:
+                trio.lowlevel.notify_closing(self._stdout_fd)

@@ -1,0 +1,286 @@
+"""Several games' turns driven from one task, without a trip through trio per turn.
+
+Each game runs in a task of its own, and waiting for a bot's answer parks that task: trio
+sleeps, wakes, runs its loop and resumes the task through its coroutines. With one game the
+look (:mod:`~referee.play.spin`) saves most of that; with several, each turn still hands
+control from one game's task to another's through trio, which costs a bot that answers at
+once more than the turn's own work. So while a trio run plays more than one game, the games'
+usual turns are driven by one of their tasks, the *leader*: it waits for any of their bots
+at once (an ``epoll`` of their stdouts, whose own descriptor is what it sleeps on in trio)
+and, for each answer there, finishes that game's turn and starts its next one (the engine's
+check, the records, the next write) as plain calls, then looks again before sleeping. The
+other games' tasks stay parked until their game needs them.
+
+A game leaves the driver, its task woken to go on as before, at anything but the usual
+turn: the game's end, a fast exchange handed to the general path (a fault, a timeout, a
+``?``, anything unexpected: :meth:`~referee.play.pipes.BotPipes.exchange`), a turn the fast
+path does not take, a fault of the bot's turn (an illegal turn, a resignation), or the run
+playing one game again. So every fault is judged by the same code as before, in the game's
+own task. When the leader's own game leaves, it hands the lead to a parked game's task.
+
+The rules of the look hold here too: without a real wait for :data:`~referee.play.spin.BUDGET`
+the leader yields once, so the run's other tasks (timers, watches, drains, games starting,
+Ctrl-C) run at least that often; the deadline timers and the exit and limit watches wake
+the leader as they would wake a game's own wait; a cancelled task (its game's guard, a
+shutdown) leaves the driver with its exchange abandoned, as a cancelled wait would, and a
+cancelled leader hands the lead on first.
+"""
+
+from __future__ import annotations
+
+import select
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Protocol
+
+import outcome
+import trio
+
+from referee.play.spin import BUDGET
+
+if TYPE_CHECKING:
+    from referee.play.pipes import Answered, BotPipes
+
+__all__ = ["Driven", "RunDriver"]
+
+_RUN: trio.lowlevel.RunVar[RunDriver | None] = trio.lowlevel.RunVar("referee_run_driver", default=None)
+
+_ARMED = select.EPOLLIN | select.EPOLLONESHOT
+_LEAD = "lead"  # what a parked task is woken with when it is to lead
+
+
+class Driven(Protocol):
+    """A game as the driver sees it."""
+
+    def drive_next(self) -> BotPipes | None:
+        """Start the game's next turn: the pipes whose answers it waits for, or None when
+        the game leaves the driver (its task then goes on by itself)."""
+
+    def drive_answered(self, answered: Answered, go_on: bool) -> BotPipes | None:
+        """The exchange in flight ended (``answered``, as
+        :meth:`~referee.play.pipes.BotPipes.exchange_read` gave it): finish the turn and,
+        with ``go_on``, start the next, as :meth:`drive_next`. May raise: the game's task
+        raises it."""
+
+
+class _Entry:
+    """A game in the driver: its task, the pipes waited on, the descriptors it has in the
+    epoll, and how it left."""
+
+    __slots__ = ("error", "fds", "game", "pipes", "task")
+
+    def __init__(self, game: Driven, task: trio.lowlevel.Task) -> None:
+        self.game = game
+        self.task = task
+        self.pipes: BotPipes | None = None
+        self.fds: list[int] = []
+        self.error: BaseException | None = None  # what the game's task is to raise on leaving
+
+
+class RunDriver:
+    """The driver of one trio run (:meth:`current`): the games in it, their stdouts in one
+    ``epoll``, the leader and the parked tasks."""
+
+    __slots__ = (
+        "_by_fd",
+        "_epoll",
+        "_leader",
+        "_parked",
+        "_sleeping",
+        "_woken",
+        "last_wait",
+        "playing",
+        "turns",
+        "wakeups",
+    )
+
+    def __init__(self) -> None:
+        self._epoll = select.epoll()
+        self._by_fd: dict[int, _Entry] = {}  # the stdout waited on, by descriptor
+        self._parked: deque[_Entry] = deque()  # games whose task waits to be woken
+        self._leader: _Entry | None = None
+        self._woken: list[_Entry] = []  # games whose wait a timer or a watch woke
+        self._sleeping = False  # the leader is in trio's wait on the epoll
+        self.playing = 0  # games of this run between their first decision and their end
+        self.last_wait = -float("inf")
+        self.turns = 0  # turns the driver finished (for tests and benchmarks)
+        self.wakeups = 0  # real waits of the leader
+
+    @classmethod
+    def current(cls) -> RunDriver:
+        """The running trio run's, made on first use."""
+        driver = _RUN.get()
+        if driver is None:
+            driver = cls()
+            _RUN.set(driver)
+        return driver
+
+    @property
+    def wanted(self) -> bool:
+        """Whether a game's turns go through the driver: the run plays more than one game."""
+        return self.playing > 1
+
+    # ------------------------------------------------------------------ a game's task
+    async def drive(self, game: Driven) -> None:
+        """Drive ``game``'s turns until it leaves the driver (see the module docstring);
+        raises what its turn raised, if anything. Called by the game's own task."""
+        entry = _Entry(game, trio.lowlevel.current_task())
+        try:
+            if self.wanted and self._start(entry, game.drive_next):
+                lead = self._leader is None
+                if lead:
+                    self._leader = entry
+                else:
+                    self._parked.append(entry)
+                    lead = await trio.lowlevel.wait_task_rescheduled(lambda _: self._abort(entry)) is _LEAD
+                if lead:
+                    await self._lead(entry)
+        finally:
+            self._release(entry)
+        error = entry.error
+        if error is not None:
+            entry.error = None
+            raise error
+
+    def _release(self, entry: _Entry) -> None:
+        """The game's task goes on by itself: its descriptors out of the epoll."""
+        epoll = self._epoll
+        for fd in entry.fds:
+            try:
+                epoll.unregister(fd)
+            except (OSError, ValueError):  # closed under us: gone from the epoll already
+                pass
+        entry.fds = []
+
+    def _abort(self, entry: _Entry) -> trio.lowlevel.Abort:
+        """A parked task is cancelled: its game leaves, its exchange abandoned."""
+        self._parked.remove(entry)
+        self._drop(entry)
+        return trio.lowlevel.Abort.SUCCEEDED
+
+    # ------------------------------------------------------------------ the leader
+    async def _lead(self, mine: _Entry) -> None:
+        """Drive every game in the driver until ``mine`` leaves it; then hand the lead on."""
+        self._leader = mine
+        epoll = self._epoll
+        clock = time.perf_counter
+        try:
+            while mine.pipes is not None:
+                if clock() - self.last_wait >= BUDGET:  # the run's other tasks first
+                    await trio.lowlevel.checkpoint()
+                    self.last_wait = clock()
+                ready = epoll.poll(0)  # one-shot: what it returns must be read now
+                woken = self._woken
+                if not ready and not woken:
+                    self._sleeping = True
+                    try:
+                        await trio.lowlevel.wait_readable(epoll.fileno())
+                    except trio.ClosedResourceError:
+                        pass  # a timer or a watch woke a wait (see wake)
+                    finally:
+                        self._sleeping = False
+                    self.wakeups += 1
+                    self.last_wait = clock()
+                    continue
+                if woken:
+                    self._woken = []
+                    for entry in woken:
+                        if entry.pipes is not None:
+                            self._step(entry)
+                by_fd = self._by_fd
+                for fd, _ in ready:
+                    found = by_fd.get(fd)
+                    if found is not None:
+                        self._step(found)
+        except BaseException:
+            if mine.pipes is not None:
+                self._drop(mine)
+            raise
+        finally:
+            # The next parked game's task leads from here (games that come meanwhile park).
+            self._leader = self._parked.popleft() if self._parked else None
+            if self._leader is not None:
+                trio.lowlevel.reschedule(self._leader.task, outcome.Value(_LEAD))
+            else:
+                self._woken = []
+
+    def _step(self, entry: _Entry) -> None:
+        """Read a game's answers after a wake-up; on the end of its exchange, go on with its
+        game (the next turn, or the game leaves)."""
+        pipes = entry.pipes
+        assert pipes is not None
+        try:
+            answered = pipes.exchange_read()
+        except Exception as exc:  # our bug: the game's task raises it (and voids the game)
+            self._drop(entry)
+            self._leave(entry, exc)
+            return
+        if answered is None:  # not complete yet: wait again
+            self._arm(pipes)
+            return
+        self._unwatch(entry)
+        self.turns += 1
+        game = entry.game
+        go_on = self.wanted
+        if not self._start(entry, lambda: game.drive_answered(answered, go_on)):
+            self._leave(entry, None)
+
+    def _leave(self, entry: _Entry, error: BaseException | None) -> None:
+        """A game leaves: wake its task (the leader's own game ends the lead)."""
+        if error is not None:
+            entry.error = error
+        if entry is not self._leader:
+            self._parked.remove(entry)
+            trio.lowlevel.reschedule(entry.task)
+
+    def _start(self, entry: _Entry, start: _Starter) -> bool:
+        """Start a game's next exchange and watch its stdout; False when the game leaves
+        (what it raised kept for its task)."""
+        try:
+            pipes = start()
+        except Exception as exc:  # the game's task raises it (a bot's fault, or our bug)
+            entry.error = exc
+            pipes = None
+        if pipes is None:
+            entry.pipes = None
+            return False
+        entry.pipes = pipes
+        pipes.on_wake = lambda: self._wake(entry)
+        fd = pipes.stdout_fd
+        self._by_fd[fd] = entry
+        if fd in entry.fds:  # armed again (one-shot: a descriptor not waited on stays quiet)
+            self._epoll.modify(fd, _ARMED)
+        else:
+            self._epoll.register(fd, _ARMED)
+            entry.fds.append(fd)
+        return True
+
+    def _arm(self, pipes: BotPipes) -> None:
+        self._epoll.modify(pipes.stdout_fd, _ARMED)
+
+    def _unwatch(self, entry: _Entry) -> None:
+        pipes = entry.pipes
+        if pipes is None:
+            return
+        pipes.on_wake = None
+        fd = pipes.stdout_fd
+        if self._by_fd.get(fd) is entry:
+            del self._by_fd[fd]
+        entry.pipes = None
+
+    def _drop(self, entry: _Entry) -> None:
+        """A game's task was cancelled while its exchange was in flight."""
+        pipes = entry.pipes
+        self._unwatch(entry)
+        if pipes is not None:
+            pipes.exchange_abandon()
+
+    def _wake(self, entry: _Entry) -> None:
+        """A deadline timer or a watch woke a game's wait: the leader looks at it."""
+        self._woken.append(entry)
+        if self._sleeping:
+            trio.lowlevel.notify_closing(self._epoll.fileno())
+
+
+class _Starter(Protocol):
+    def __call__(self) -> BotPipes | None: ...
