@@ -165,15 +165,19 @@ def _instant_bots(tmp_path: Path, marker: str) -> list[dict[str, object]]:
     ]
 
 
-def test_ctrl_c_stops_a_run_whose_answers_are_read_without_waiting(tmp_path: Path, marker: str) -> None:
-    # One game at a time between bots that answer at once: the referee keeps control from
-    # turn to turn, and must still see Ctrl-C, stop, and leave the results whole.
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_ctrl_c_stops_a_run_whose_answers_are_read_without_waiting(
+    tmp_path: Path, marker: str, concurrency: int
+) -> None:
+    # Bots that answer at once: with one game at a time the referee keeps control from turn
+    # to turn (the look), with three one task drives all their turns (referee/play/driver.py);
+    # either way it must still see Ctrl-C, stop, and leave the results whole.
     path = write_config(
         tmp_path,
         _instant_bots(tmp_path, marker),
         board_size=5,
         opening="empty",
-        concurrency=1,
+        concurrency=concurrency,
         schedule={"kind": "round_robin", "games_per_pair": 100_000},
     )
     output = tmp_path / "out"
