@@ -81,6 +81,19 @@ async def _side_by_side(games: list[tuple[BotCommand, BotCommand]], tmp_path: Pa
     return done
 
 
+def _epolls() -> int:
+    """This process's open epoll descriptors."""
+    fds = Path("/proc/self/fd")
+    return sum(1 for fd in fds.iterdir() if _link(fd) == "anon_inode:[eventpoll]")
+
+
+def _link(fd: Path) -> str:
+    try:
+        return str(fd.readlink())
+    except OSError:  # closed meanwhile (the listing's own descriptor)
+        return ""
+
+
 def _companion(fakebot: Callable[..., BotCommand]) -> tuple[BotCommand, BotCommand]:
     """A game that lasts a good while (one bot takes 50 ms a genmove), so that the game beside
     it is driven from its first turn to its end."""
@@ -98,7 +111,9 @@ async def test_games_side_by_side_are_driven_and_judged_as_alone(
         (fakebot("--seed", "3", label="A"), fakebot("--seed", "4", "--minimal", label="B")),
         (fakebot("--seed", "5", label="D"), fakebot("--seed", "6", label="E")),
     ]
+    epolls = _epolls()
     together = await _side_by_side(pairs, tmp_path)
+    assert _epolls() == epolls  # the driver's own is closed once no game plays
     for record, pair in zip(together, pairs, strict=True):
         check_scored(record)
         replay(record)

@@ -95,7 +95,7 @@ class RunDriver:
     )
 
     def __init__(self) -> None:
-        self._epoll = select.epoll()
+        self._epoll = select.epoll()  # open while games play (see end_play)
         self._by_fd: dict[int, _Entry] = {}  # the stdout waited on, by descriptor
         self._parked: deque[_Entry] = deque()  # games whose task waits to be woken
         self._leader: _Entry | None = None
@@ -119,6 +119,21 @@ class RunDriver:
     def wanted(self) -> bool:
         """Whether a game's turns go through the driver: the run plays more than one game."""
         return self.playing > 1
+
+    def begin_play(self) -> None:
+        """A game of the run begins its turns (it may be driven from now on)."""
+        if self.playing == 0 and self._epoll.closed:
+            self._epoll = select.epoll()
+        self.playing += 1
+
+    def end_play(self) -> None:
+        """A game of the run is done with its turns (and with the driver). The epoll is
+        closed once no game plays, so that a trio run leaves no descriptor behind."""
+        self.playing -= 1
+        if self.playing == 0:
+            fd = self._epoll.fileno()
+            trio.lowlevel.notify_closing(fd)
+            self._epoll.close()
 
     # ------------------------------------------------------------------ a game's task
     async def drive(self, game: Driven) -> None:

@@ -276,7 +276,7 @@ class _Game:
             while not self.pos.is_over:
                 await self._turn()
         else:
-            driver.playing += 1
+            driver.begin_play()
             try:
                 while not self.pos.is_over:
                     if driver.wanted:
@@ -284,7 +284,7 @@ class _Game:
                     else:
                         await self._turn()
             finally:
-                driver.playing -= 1
+                driver.end_play()
         for seat, told in enumerate(self.untold):  # the last turn's play
             if told is not None:
                 self._queue(seat, commands.play_accepted(*told), self.command_timeouts[seat])
