@@ -279,7 +279,7 @@ class _Game:
             driver.begin_play()
             try:
                 while not self.pos.is_over:
-                    if driver.wanted:
+                    if driver.playing > 1:  # driver.wanted, read without a call (each turn)
                         await self._driven_turns(driver)
                     else:
                         await self._turn()

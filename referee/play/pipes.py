@@ -573,8 +573,10 @@ class BotPipes:
                 break
         fast.buffer = buffer
         answered = len(done_at)
-        if answered == count:
-            self._end_wait()
+        if answered == count:  # the usual end (_end_wait, inline)
+            self._reading = False
+            self._waiting = None
+            self._wait_deadline = math.inf
             return self._exchange_end(fast)
         deadline = (done_at[-1] if done_at else fast.sent_at) + fast.timeouts[answered]
         if self._timed_out or looked >= deadline:
