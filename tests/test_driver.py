@@ -6,6 +6,7 @@ other tasks still get their turn while the driver works."""
 from __future__ import annotations
 
 import itertools
+import os
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -283,3 +284,23 @@ async def test_one_game_alone_is_not_driven(
     )
     check_scored(record)
     assert not driven and RunDriver.current().turns == 0
+
+
+@pytest.mark.parametrize("seed", range(int(os.environ.get("CHAOS_SEEDS", "4"))))
+async def test_answers_in_random_shapes_are_judged_as_alone(
+    seed: int, fakebot: Callable[..., BotCommand], tmp_path: Path, driven: Counter[str]
+) -> None:
+    # Both bots answer in shapes drawn from their seeds (see test_fast_exchange's test of
+    # the same name), in a game driven beside a long one: judged as the same game alone.
+    minimal = ("--minimal",) if seed % 2 else ()
+    pair = (
+        fakebot("--seed", str(2 * seed + 11), "--fault", "chaos", *minimal, label="A"),
+        fakebot("--seed", str(2 * seed + 12), "--fault", "chaos", label="B"),
+    )
+    companion, record = await _side_by_side([_companion(fakebot), pair], tmp_path)
+    alone = await _play(pair, tmp_path, transcripts=True, opening=OpeningKind.EMPTY)
+    assert _judged(record) == _judged(alone)
+    assert record.termination in (Termination.SCORE, Termination.PROTOCOL), record.reason
+    check_scored(companion)
+    replay(record)
+    assert driven["A"] + driven["B"] > 0
