@@ -12,7 +12,8 @@ Three rules keep it harmless:
 
 - **Only one game.** The task keeps control only while at most two bots (one game) are
   attached to the run: any other game's task may be waiting to run, and must not wait for
-  this one's turns. With more, nobody spins.
+  this one's turns. With more, nobody spins (their usual turns are taken from one task
+  instead: :mod:`~referee.play.driver`).
 - **A budget.** Without a real wait for :data:`BUDGET`, the task yields once: the run's
   other tasks (the loop watch, the stderr drains, the exit watchers, the timers, Ctrl-C) run
   at least that often, far inside what the loop watch notices as the referee's own delay.
