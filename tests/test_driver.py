@@ -16,7 +16,7 @@ import pytest
 import trio
 from conftest import check_gone
 from games import check_scored, replay
-from test_fast_exchange import CASES, _judged, _play
+from test_fast_exchange import CASES, _judged, _play, chaos_pair
 from test_spin import _instant_bots
 
 import referee.play.driver as driver_module
@@ -292,11 +292,7 @@ async def test_answers_in_random_shapes_are_judged_as_alone(
 ) -> None:
     # Both bots answer in shapes drawn from their seeds (see test_fast_exchange's test of
     # the same name), in a game driven beside a long one: judged as the same game alone.
-    minimal = ("--minimal",) if seed % 2 else ()
-    pair = (
-        fakebot("--seed", str(2 * seed + 11), "--fault", "chaos", *minimal, label="A"),
-        fakebot("--seed", str(2 * seed + 12), "--fault", "chaos", label="B"),
-    )
+    pair = chaos_pair(fakebot, seed)
     companion, record = await _side_by_side([_companion(fakebot), pair], tmp_path)
     alone = await _play(pair, tmp_path, transcripts=True, opening=OpeningKind.EMPTY)
     assert _judged(record) == _judged(alone)

@@ -284,6 +284,16 @@ async def test_a_bot_that_thinks_is_looked_at_after_pauses(
     assert sum(slow) == looks_expected(len(slow))
 
 
+def chaos_pair(fakebot: Callable[..., BotCommand], seed: int) -> tuple[BotCommand, BotCommand]:
+    """Two bots that answer in shapes drawn from ``seed`` (``--fault chaos``); for odd seeds
+    the first is minimal (it lists no ``time_left``)."""
+    minimal = ("--minimal",) if seed % 2 else ()
+    return (
+        fakebot("--seed", str(2 * seed + 11), "--fault", "chaos", *minimal, label="A"),
+        fakebot("--seed", str(2 * seed + 12), "--fault", "chaos", label="B"),
+    )
+
+
 @pytest.mark.parametrize("seed", range(int(os.environ.get("CHAOS_SEEDS", "6"))))
 async def test_answers_in_random_shapes_are_judged_alike(
     seed: int, fakebot: Callable[..., BotCommand], tmp_path: Path, exchanges: Counter[str]
@@ -292,11 +302,7 @@ async def test_answers_in_random_shapes_are_judged_alike(
     # mostly the usual one, else valid but unusual (CR LF, split writes, an empty line
     # first, a second line, a '?' to time_left), now and then a fault that ends the game.
     # CHAOS_SEEDS=N plays N pairs of games (40 agreed when this was written).
-    minimal = ("--minimal",) if seed % 2 else ()
-    pair = (
-        fakebot("--seed", str(2 * seed + 11), "--fault", "chaos", *minimal, label="A"),
-        fakebot("--seed", str(2 * seed + 12), "--fault", "chaos", label="B"),
-    )
+    pair = chaos_pair(fakebot, seed)
     fast = await _play(pair, tmp_path, transcripts=False, opening=OpeningKind.EMPTY)
     taken = Counter(exchanges)
     general = await _play(pair, tmp_path, transcripts=True, opening=OpeningKind.EMPTY)

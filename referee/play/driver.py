@@ -31,6 +31,7 @@ from __future__ import annotations
 import select
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 import outcome
@@ -95,7 +96,8 @@ class RunDriver:
     )
 
     def __init__(self) -> None:
-        self._epoll = select.epoll()  # open while games play (see end_play)
+        # Made when a game first waits here, closed once no game plays (see end_play).
+        self._epoll: select.epoll | None = None
         self._by_fd: dict[int, _Entry] = {}  # the stdout waited on, by descriptor
         self._parked: deque[_Entry] = deque()  # games whose task waits to be woken
         self._leader: _Entry | None = None
@@ -122,18 +124,17 @@ class RunDriver:
 
     def begin_play(self) -> None:
         """A game of the run begins its turns (it may be driven from now on)."""
-        if self.playing == 0 and self._epoll.closed:
-            self._epoll = select.epoll()
         self.playing += 1
 
     def end_play(self) -> None:
         """A game of the run is done with its turns (and with the driver). The epoll is
         closed once no game plays, so that a trio run leaves no descriptor behind."""
         self.playing -= 1
-        if self.playing == 0:
-            fd = self._epoll.fileno()
-            trio.lowlevel.notify_closing(fd)
-            self._epoll.close()
+        epoll = self._epoll
+        if self.playing == 0 and epoll is not None:
+            trio.lowlevel.notify_closing(epoll.fileno())
+            epoll.close()
+            self._epoll = None
 
     # ------------------------------------------------------------------ a game's task
     async def drive(self, game: Driven) -> None:
@@ -160,6 +161,8 @@ class RunDriver:
     def _release(self, entry: _Entry) -> None:
         """The game's task goes on by itself: its descriptors out of the epoll."""
         epoll = self._epoll
+        if epoll is None:  # never waited here: nothing registered
+            return
         for fd in entry.fds:
             try:
                 epoll.unregister(fd)
@@ -178,6 +181,7 @@ class RunDriver:
         """Drive every game in the driver until ``mine`` leaves it; then hand the lead on."""
         self._leader = mine
         epoll = self._epoll
+        assert epoll is not None  # mine waits here
         clock = time.perf_counter
         try:
             while mine.pipes is not None:
@@ -248,7 +252,7 @@ class RunDriver:
             self._parked.remove(entry)
             trio.lowlevel.reschedule(entry.task)
 
-    def _start(self, entry: _Entry, start: _Starter) -> bool:
+    def _start(self, entry: _Entry, start: Callable[[], BotPipes | None]) -> bool:
         """Start a game's next exchange and watch its stdout; False when the game leaves
         (what it raised kept for its task)."""
         try:
@@ -261,16 +265,20 @@ class RunDriver:
             return False
         entry.pipes = pipes
         pipes.on_wake = lambda: self._wake(entry)
+        epoll = self._epoll
+        if epoll is None:
+            epoll = self._epoll = select.epoll()
         fd = pipes.stdout_fd
         self._by_fd[fd] = entry
         if fd in entry.fds:  # armed again (one-shot: a descriptor not waited on stays quiet)
-            self._epoll.modify(fd, _ARMED)
+            epoll.modify(fd, _ARMED)
         else:
-            self._epoll.register(fd, _ARMED)
+            epoll.register(fd, _ARMED)
             entry.fds.append(fd)
         return True
 
     def _arm(self, pipes: BotPipes) -> None:
+        assert self._epoll is not None  # pipes waits here
         self._epoll.modify(pipes.stdout_fd, _ARMED)
 
     def _unwatch(self, entry: _Entry) -> None:
@@ -293,9 +301,5 @@ class RunDriver:
     def _wake(self, entry: _Entry) -> None:
         """A deadline timer or a watch woke a game's wait: the leader looks at it."""
         self._woken.append(entry)
-        if self._sleeping:
+        if self._sleeping and self._epoll is not None:
             trio.lowlevel.notify_closing(self._epoll.fileno())
-
-
-class _Starter(Protocol):
-    def __call__(self) -> BotPipes | None: ...
