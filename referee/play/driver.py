@@ -46,7 +46,11 @@ __all__ = ["Driven", "RunDriver"]
 
 _RUN: trio.lowlevel.RunVar[RunDriver | None] = trio.lowlevel.RunVar("referee_run_driver", default=None)
 
-_ARMED = select.EPOLLIN | select.EPOLLONESHOT
+# Edge-triggered, registered once for the game's stay: a bot's answer is an edge (its pipe
+# drained by each read that finds an answer incomplete), and no re-arming call per turn. An
+# edge of a descriptor nobody waits on now is ignored; one that finds nothing is a read
+# that finds nothing.
+_WATCHED = select.EPOLLIN | select.EPOLLET
 _LEAD = "lead"  # what a parked task is woken with when it is to lead
 
 
@@ -66,16 +70,17 @@ class Driven(Protocol):
 
 class _Entry:
     """A game in the driver: its task, the pipes waited on, the descriptors it has in the
-    epoll, and how it left."""
+    epoll, how a timer or a watch wakes it, and how it left."""
 
-    __slots__ = ("error", "fds", "game", "pipes", "task")
+    __slots__ = ("error", "fds", "game", "pipes", "task", "wake")
 
-    def __init__(self, game: Driven, task: trio.lowlevel.Task) -> None:
+    def __init__(self, game: Driven, task: trio.lowlevel.Task, wake: Callable[[_Entry], None]) -> None:
         self.game = game
         self.task = task
         self.pipes: BotPipes | None = None
         self.fds: list[int] = []
         self.error: BaseException | None = None  # what the game's task is to raise on leaving
+        self.wake = lambda: wake(self)  # made once: set as the pipes' on_wake at every turn
 
 
 class RunDriver:
@@ -140,9 +145,9 @@ class RunDriver:
     async def drive(self, game: Driven) -> None:
         """Drive ``game``'s turns until it leaves the driver (see the module docstring);
         raises what its turn raised, if anything. Called by the game's own task."""
-        entry = _Entry(game, trio.lowlevel.current_task())
+        entry = _Entry(game, trio.lowlevel.current_task(), self._wake)
         try:
-            if self.wanted and self._start(entry, game.drive_next):
+            if self.wanted and self._start(entry, game.drive_next, ()):
                 lead = self._leader is None
                 if lead:
                     self._leader = entry
@@ -188,7 +193,7 @@ class RunDriver:
                 if clock() - self.last_wait >= BUDGET:  # the run's other tasks first
                     await trio.lowlevel.checkpoint()
                     self.last_wait = clock()
-                ready = epoll.poll(0)  # one-shot: what it returns must be read now
+                ready = epoll.poll(0)  # edges: each is reported once, so read now
                 woken = self._woken
                 if not ready and not woken:
                     self._sleeping = True
@@ -234,14 +239,11 @@ class RunDriver:
             self._drop(entry)
             self._leave(entry, exc)
             return
-        if answered is None:  # not complete yet: wait again
-            self._arm(pipes)
+        if answered is None:  # not complete yet: the next edge brings the rest
             return
         self._unwatch(entry)
         self.turns += 1
-        game = entry.game
-        go_on = self.wanted
-        if not self._start(entry, lambda: game.drive_answered(answered, go_on)):
+        if not self._start(entry, entry.game.drive_answered, (answered, self.wanted)):
             self._leave(entry, None)
 
     def _leave(self, entry: _Entry, error: BaseException | None) -> None:
@@ -252,11 +254,11 @@ class RunDriver:
             self._parked.remove(entry)
             trio.lowlevel.reschedule(entry.task)
 
-    def _start(self, entry: _Entry, start: Callable[[], BotPipes | None]) -> bool:
-        """Start a game's next exchange and watch its stdout; False when the game leaves
-        (what it raised kept for its task)."""
+    def _start(self, entry: _Entry, start: Callable[..., BotPipes | None], args: tuple[object, ...]) -> bool:
+        """Start a game's next exchange (``start(*args)``) and watch its stdout; False when
+        the game leaves (what it raised kept for its task)."""
         try:
-            pipes = start()
+            pipes = start(*args)
         except Exception as exc:  # the game's task raises it (a bot's fault, or our bug)
             entry.error = exc
             pipes = None
@@ -264,22 +266,16 @@ class RunDriver:
             entry.pipes = None
             return False
         entry.pipes = pipes
-        pipes.on_wake = lambda: self._wake(entry)
-        epoll = self._epoll
-        if epoll is None:
-            epoll = self._epoll = select.epoll()
+        pipes.on_wake = entry.wake
         fd = pipes.stdout_fd
         self._by_fd[fd] = entry
-        if fd in entry.fds:  # armed again (one-shot: a descriptor not waited on stays quiet)
-            epoll.modify(fd, _ARMED)
-        else:
-            epoll.register(fd, _ARMED)
+        if fd not in entry.fds:  # its first wait in this stay: in the epoll until it leaves
+            epoll = self._epoll
+            if epoll is None:
+                epoll = self._epoll = select.epoll()
+            epoll.register(fd, _WATCHED)
             entry.fds.append(fd)
         return True
-
-    def _arm(self, pipes: BotPipes) -> None:
-        assert self._epoll is not None  # pipes waits here
-        self._epoll.modify(pipes.stdout_fd, _ARMED)
 
     def _unwatch(self, entry: _Entry) -> None:
         pipes = entry.pipes
