@@ -13,6 +13,9 @@ times. With ``--think-us N`` the bots sleep N µs before each genmove's answer (
 prints:
 
 - ``ms/game`` in the first and the last tenth of the run (from the records' ``ended_at``);
+- ``cpu ms/game`` likewise: the referee process's CPU per game in the first and the last
+  tenth (from the samples below; the last tenth stops before the last game, so the final
+  standings are not in it), which a busy machine moves less than the wall;
 - ``ref us/turn``: the CPU of the referee process (``/proc/PID/stat`` read once it has
   exited, before it is reaped: its own threads, not the bots) per turn, over the whole run
   (start-up and the final standings included), and ``play``: the same between its first and
@@ -204,6 +207,16 @@ def cpu_between(samples: list[tuple[float, float, int]], first: int, last: int) 
     return at_last[1] - at_first[1], at_last[2] - at_first[2]
 
 
+def cpu_per_game(samples: list[tuple[float, float, int]], lo: int, hi: int) -> float:
+    """The referee's CPU milliseconds per game between the first and the last sample that saw
+    from ``lo`` to ``hi`` games recorded (nan with fewer than two such samples): the flatness
+    of a long run measured by CPU, which a busy machine moves less than the wall."""
+    inside = [s for s in samples if lo <= s[2] <= hi]
+    if len(inside) < 2 or inside[-1][2] == inside[0][2]:
+        return float("nan")
+    return (inside[-1][1] - inside[0][1]) / (inside[-1][2] - inside[0][2]) * 1e3
+
+
 def vastuz_run(
     folder: Path, bot: list[str], games: int, concurrency: int, standings_every: int | None, tag: str
 ) -> dict[str, float]:
@@ -220,6 +233,7 @@ def vastuz_run(
     n, turns, first, last = tenths(out / "results.jsonl")
     per_game = turns / n
     play_cpu, play_games = cpu_between(run.samples, 1, n)
+    tenth = max(1, n // 10)
     shutil.rmtree(out, ignore_errors=True)  # a 200,000-game run's folder is gigabytes
     return {
         "games": n,
@@ -227,6 +241,9 @@ def vastuz_run(
         "wall": run.wall,
         "first_ms": first,
         "last_ms": last,
+        # The last tenth ends before the last game: the final standings are not in it.
+        "first_cpu_ms": cpu_per_game(run.samples, 1, tenth),
+        "last_cpu_ms": cpu_per_game(run.samples, n - tenth, n - 1),
         "ref_us": run.own_cpu / turns * 1e6,
         "play_us": play_cpu / (play_games * per_game) * 1e6 if play_games else float("nan"),
         "run_us": run.run_cpu / turns * 1e6,
@@ -260,6 +277,8 @@ def loop_run(folder: Path, bot: list[str], games: int) -> dict[str, float]:
         "wall": run.wall,
         "first_ms": float("nan"),
         "last_ms": float("nan"),
+        "first_cpu_ms": float("nan"),
+        "last_cpu_ms": float("nan"),
         "ref_us": run.own_cpu / turns * 1e6,
         "play_us": figures["cpu"] / turns * 1e6,
         "run_us": run.run_cpu / turns * 1e6,
@@ -379,9 +398,9 @@ def main() -> None:
 
 
 def tournament_table(folder: Path, bot: list[str], sizes: list[int], args: argparse.Namespace) -> None:
-    columns = ("run", "games", "ms/game 1st", "ms/game last", "ref us/turn", "play us/turn",
-               "standings us/turn", "run us/turn", "peak MB", "wall s")  # fmt: skip
-    widths = (26, 8, 22, 22, 22, 22, 20, 22, 14, 18)
+    columns = ("run", "games", "ms/game 1st", "ms/game last", "cpu ms/game 1st", "cpu ms/game last",
+               "ref us/turn", "play us/turn", "standings us/turn", "run us/turn", "peak MB", "wall s")  # fmt: skip
+    widths = (26, 8, 22, 22, 22, 22, 22, 22, 20, 22, 14, 18)
     header = "".join(
         f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(columns, widths, strict=True))
     )
@@ -410,6 +429,8 @@ def tournament_table(folder: Path, bot: list[str], sizes: list[int], args: argpa
             cells = [
                 spread([r["first_ms"] for r in runs]),
                 spread([r["last_ms"] for r in runs]),
+                spread([r["first_cpu_ms"] for r in runs]),
+                spread([r["last_cpu_ms"] for r in runs]),
                 spread([r["ref_us"] for r in runs], ".1f"),
                 spread([r["play_us"] for r in runs], ".1f"),
                 spread([r["helper_us"] for r in runs], ".1f"),
@@ -422,6 +443,9 @@ def tournament_table(folder: Path, bot: list[str], sizes: list[int], args: argpa
                 + "".join(f"{c:>{w}}" for c, w in zip(cells, widths[2:], strict=True))
             )
         loop, full, quiet = rows.values()
+        if full:
+            flat = [f["last_cpu_ms"] / f["first_cpu_ms"] for f in full]
+            print(f"\nthe tournament's CPU a game, last tenth over first: {spread(flat)} (goal: at most 1.1)")
         if not (loop and full and quiet):
             print()
             continue
