@@ -399,7 +399,8 @@ def main() -> None:
 
 def tournament_table(folder: Path, bot: list[str], sizes: list[int], args: argparse.Namespace) -> None:
     columns = ("run", "games", "ms/game 1st", "ms/game last", "cpu ms/game 1st", "cpu ms/game last",
-               "ref us/turn", "play us/turn", "standings us/turn", "run us/turn", "peak MB", "wall s")  # fmt: skip
+               "ref us/turn", "play us/turn", "standings us/turn", "run us/turn", "peak MB",
+               "wall s")  # fmt: skip
     widths = (26, 8, 22, 22, 22, 22, 22, 22, 20, 22, 14, 18)
     header = "".join(
         f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(columns, widths, strict=True))
