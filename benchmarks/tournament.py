@@ -320,7 +320,7 @@ def fastchess_run(
         raise SystemExit(f"fastchess: {played} games ended in mate, expected {games}: see {pgn}")
     moves = played * UCI_PLIES
     return {"games": played, "moves": moves, "wall": run.wall, "own_us": run.own_cpu / moves * 1e6,
-            "wall_us": run.wall / moves * 1e6}  # fmt: skip
+            "run_us": run.run_cpu / moves * 1e6, "wall_us": run.wall / moves * 1e6}  # fmt: skip
 
 
 # ------------------------------------------------------------------ the report
@@ -471,8 +471,9 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
     games = args.fastchess_games
     print(f"against fastchess ({args.fastchess}): {games} games per run, {args.reps} interleaved reps")
     columns = ("concurrency", "vastuz cpu us", "fastchess cpu us", "cpu ratio", "playing ratio",
-               "with standings", "vastuz wall us", "fastchess wall us", "wall ratio")  # fmt: skip
-    widths = (12, 22, 22, 20, 20, 20, 24, 22, 20)  # a cell is 'median (min-max)'
+               "with standings", "whole machine", "vastuz wall us", "fastchess wall us",
+               "wall ratio")  # fmt: skip
+    widths = (12, 22, 22, 20, 20, 20, 20, 24, 22, 20)  # a cell is 'median (min-max)'
     header = "".join(
         f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(columns, widths, strict=True))
     )
@@ -486,6 +487,7 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
         cpu_ratio = [o["ref_us"] / t["own_us"] for o, t in zip(ours, theirs, strict=True)]
         playing = [o["play_us"] / t["own_us"] for o, t in zip(ours, theirs, strict=True)]
         helped = [(o["ref_us"] + o["helper_us"]) / t["own_us"] for o, t in zip(ours, theirs, strict=True)]
+        machine = [o["run_us"] / t["run_us"] for o, t in zip(ours, theirs, strict=True)]
         wall_ratio = [o["wall_us"] / t["wall_us"] for o, t in zip(ours, theirs, strict=True)]
         cells = [
             spread([o["ref_us"] for o in ours], ".1f"),
@@ -493,6 +495,7 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
             spread(cpu_ratio),
             spread(playing),
             spread(helped),
+            spread(machine),
             spread([o["wall_us"] for o in ours], ".1f"),
             spread([t["wall_us"] for t in theirs], ".1f"),
             spread(wall_ratio),
@@ -507,7 +510,10 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
         "\nVastuz's CPU per turn between its first and last recorded game (its start-up and final standings"
         "\nleft out) over fastchess's whole run; with standings: the cpu ratio with the CPU of Vastuz's"
         "\nstandings process added (it rates and pages the games off the game path; fastchess rates"
-        "\nin its own process); wall us: the run's wall time per move; ratios Vastuz / fastchess,"
+        "\nin its own process); whole machine: each run's CPU with its children's (wait4: the bots, the"
+        "\nstandings process), which counts a wake-up where the kernel charges it, to the writer; it"
+        "\nalso counts the bots, and a UCI engine reads the whole game again at every move, a GTP bot"
+        "\none move; wall us: the run's wall time per move; ratios Vastuz / fastchess,"
         "\npaired run by run (goal 1.0 CPU per move)"
     )
 
