@@ -72,12 +72,13 @@ class _Entry:
     """A game in the driver: its task, the pipes waited on, the descriptors it has in the
     epoll, how a timer or a watch wakes it, and how it left."""
 
-    __slots__ = ("error", "fds", "game", "pipes", "task", "wake")
+    __slots__ = ("error", "fd", "fds", "game", "pipes", "task", "wake")
 
     def __init__(self, game: Driven, task: trio.lowlevel.Task, wake: Callable[[_Entry], None]) -> None:
         self.game = game
         self.task = task
         self.pipes: BotPipes | None = None
+        self.fd = -1  # the stdout of pipes
         self.fds: list[int] = []
         self.error: BaseException | None = None  # what the game's task is to raise on leaving
         self.wake = lambda: wake(self)  # made once: set as the pipes' on_wake at every turn
@@ -243,7 +244,8 @@ class RunDriver:
             return
         self._unwatch(entry)
         self.turns += 1
-        if not self._start(entry, entry.game.drive_answered, (answered, self.wanted)):
+        # self.wanted, read without a call (each turn)
+        if not self._start(entry, entry.game.drive_answered, (answered, self.playing > 1)):
             self._leave(entry, None)
 
     def _leave(self, entry: _Entry, error: BaseException | None) -> None:
@@ -267,7 +269,7 @@ class RunDriver:
             return False
         entry.pipes = pipes
         pipes.on_wake = entry.wake
-        fd = pipes.stdout_fd
+        fd = entry.fd = pipes.stdout_fd
         self._by_fd[fd] = entry
         if fd not in entry.fds:  # its first wait in this stay: in the epoll until it leaves
             epoll = self._epoll
@@ -282,9 +284,8 @@ class RunDriver:
         if pipes is None:
             return
         pipes.on_wake = None
-        fd = pipes.stdout_fd
-        if self._by_fd.get(fd) is entry:
-            del self._by_fd[fd]
+        if self._by_fd.get(entry.fd) is entry:
+            del self._by_fd[entry.fd]
         entry.pipes = None
 
     def _drop(self, entry: _Entry) -> None:
