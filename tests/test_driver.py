@@ -154,6 +154,27 @@ async def test_every_answer_is_judged_as_alone(
     assert driven["odd"] >= (2 if "--after" in args else 1), driven
 
 
+async def test_output_while_nobody_waits_is_judged_as_alone(
+    fakebot: Callable[..., BotCommand], tmp_path: Path, driven: Counter[str]
+) -> None:
+    # Each answer of the odd bot is followed, 2 ms later, by a blank line (harmless), while
+    # the driver waits on its opponent (10 ms a decision): an edge of a stdout that no
+    # exchange waits on, which the driver passes over; the odd bot's next request finds the
+    # line and goes the general path, which ignores it, as it does with the game alone.
+    pair = (
+        fakebot("--seed", "7", "--fault", "slow", "--delay", "0.01", label="good"),
+        fakebot("--seed", "8", "--fault", "late-blank", "--delay", "0.002", "--after", "0", label="odd"),
+    )
+    companion, record = await _side_by_side([_companion(fakebot), pair], tmp_path)
+    ignored = RunDriver.current().ignored  # the run's driver, kept for its whole run
+    alone = await _play(pair, tmp_path, transcripts=True, opening=OpeningKind.EMPTY)
+    assert record.termination is Termination.SCORE, record.reason
+    assert _judged(record) == _judged(alone)
+    check_scored(companion)
+    replay(record)
+    assert driven["odd"] >= 1 and ignored >= 1, (driven, ignored)
+
+
 async def _cancel_one(
     fakebot: Callable[..., BotCommand],
     tmp_path: Path,

@@ -95,6 +95,7 @@ class RunDriver:
         "_parked",
         "_sleeping",
         "_woken",
+        "ignored",
         "last_wait",
         "playing",
         "turns",
@@ -113,6 +114,7 @@ class RunDriver:
         self.last_wait = -float("inf")
         self.turns = 0  # turns the driver finished (for tests and benchmarks)
         self.wakeups = 0  # real waits of the leader
+        self.ignored = 0  # edges of a stdout no exchange in the driver waited on
 
     @classmethod
     def current(cls) -> RunDriver:
@@ -217,6 +219,8 @@ class RunDriver:
                     found = by_fd.get(fd)
                     if found is not None:
                         self._step(found)
+                    else:  # output of a bot nobody waits on now: its next request sees it
+                        self.ignored += 1
         except BaseException:
             if mine.pipes is not None:
                 self._drop(mine)

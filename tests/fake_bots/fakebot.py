@@ -25,7 +25,7 @@ STARTUP_FAULTS = {"exit-at-start", "bad-version", "grandchild", "ignore-sigterm"
 ESCAPES = "\x1b]0;pwned\x07\x1b[31mred\x1b[0m\x9b2J"
 COMMAND_FAULTS = {
     "hang", "slow", "crash", "crash-loud", "close-stdout", "garbage", "wrong-id", "no-blank", "long-line",
-    "bad-utf8", "flood-stderr", "refuse", "stray",
+    "bad-utf8", "flood-stderr", "refuse", "stray", "late-blank",
     "illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal",
     "bad-gensetup", "bad-color", "wrong-score", "resign", "accept-illegal", "exit-leave-child",
     "replay", "chatty", "accept-malformed", "accept-extra-steal", "accept-steal-onto-occupied",
@@ -246,6 +246,12 @@ class FakeBot:
         if fault == "stray":
             _ok, text = self.answer(name, args)
             write(f"={cid} {text}\n\n= and one more thing\n\n".encode())
+            return True
+        if fault == "late-blank":  # the answer, then --delay seconds later a blank line (harmless)
+            _ok, text = self.answer(name, args)
+            write(f"={cid} {text}\n\n".encode())
+            time.sleep(self.current_delay())
+            write(b"\n")
             return True
         if fault == "resign":
             write(f"={cid} resign\n\n".encode())
