@@ -18,7 +18,8 @@ import enum
 import json
 import math
 import re
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass, field, fields
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -79,9 +80,10 @@ def forfeit_result(winner: Color, termination: Termination) -> str:
     return f"{winner.letter.upper()}+{termination.result_suffix}"
 
 
-@dataclass
+@dataclass(slots=True)
 class BotStats:
-    """What the referee measured for one bot during one game.
+    """What the referee measured for one bot during one game (slots: it is booked at every
+    request, and every game's summary keeps two for the whole run).
 
     ``bot_seconds`` is the bot's time over all requests (from just before the command is
     written to the end of its response); ``thinking_seconds`` the part spent on decisions
@@ -427,11 +429,14 @@ def _forensics_from_dict(data: dict[str, Any] | None) -> Forensics | None:
     )
 
 
+_STATS_FIELDS = tuple(f.name for f in fields(BotStats))  # in their order, as vars() gave them
+
+
 def _bot_to_dict(bot: BotEntry) -> dict[str, Any]:
     out = {k: v for k, v in vars(bot).items() if k != "stats"}
     if bot.time_control is None:
         del out["time_control"]
-    stats = out["stats"] = vars(bot.stats).copy()
+    stats = out["stats"] = {name: getattr(bot.stats, name) for name in _STATS_FIELDS}
     if not bot.stats.late:
         del stats["late"], stats["late_max"]
     return out
@@ -505,6 +510,11 @@ class BotSummary:
     label: str
     stats: BotStats
 
+    def __setstate__(self, state: list[Any]) -> None:
+        """Unpickled (the standings process gets every summary so): its label shared."""
+        object.__setattr__(self, "label", _shared(state[0]))
+        object.__setattr__(self, "stats", state[1])
+
 
 @dataclass(frozen=True, slots=True)
 class GameSummary:
@@ -526,6 +536,16 @@ class GameSummary:
     event: str | None = None
     """The name of the tournament that played it (its record's ``tournament.name``)."""
 
+    def __setstate__(self, state: list[Any]) -> None:
+        """Unpickled (the standings process gets every summary so): the text every summary
+        repeats shared, as when read from a results file (see :func:`_shared`)."""
+        values = dict(zip(_SUMMARY_FIELDS, state, strict=True))
+        values["labels"] = tuple(_shared(label) for label in values["labels"])
+        values["pair_key"] = _shared(values["pair_key"])
+        values["event"] = _shared(values["event"])
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
     @property
     def is_void(self) -> bool:
         return self.termination is Termination.VOID
@@ -535,9 +555,10 @@ class GameSummary:
         """The summary of a whole record (the same as parsing its line with
         :func:`parse_summary`)."""
         setup = None if record.setup is None else (record.setup.black, record.setup.white)
+        game_id, slot = record.game_id, record.slot
         return cls(
-            game_id=record.game_id,
-            slot=record.slot,
+            game_id=game_id,
+            slot=game_id if slot == game_id else slot,  # one string kept, not two alike
             labels=record.labels,
             winner=record.winner,
             termination=record.termination,
@@ -558,6 +579,9 @@ class GameSummary:
             ),
             event=None if record.tournament is None else record.tournament.name,
         )
+
+
+_SUMMARY_FIELDS = tuple(f.name for f in fields(GameSummary))
 
 
 def _bot_summary(bot: BotEntry) -> BotSummary:
@@ -631,6 +655,12 @@ def parse_summary(line: bytes) -> GameSummary:
     return _summary_of(data, turns)
 
 
+def _shared(text: Any) -> Any:
+    """One string object for the text every summary repeats (a bot's label, the event, a
+    pair's key), however many lines it is read from: a long run keeps its summaries."""
+    return sys.intern(text) if type(text) is str else text
+
+
 def _summary_of(data: Any, turns: bytes) -> GameSummary:
     """The summary of a parsed record (``turns``: its turns' notation joined by ``|``, or
     empty to take them from ``data``)."""
@@ -643,12 +673,14 @@ def _summary_of(data: Any, turns: bytes) -> GameSummary:
         if not turns and data.get("turns"):
             turns = b"|".join(str(t["turn"]).encode() for t in data["turns"])
         bots = data["bots"]
-        labels = (str(bots[0]["label"]), str(bots[1]["label"]))
+        labels = (_shared(str(bots[0]["label"])), _shared(str(bots[1]["label"])))
         fault = data["fault"]
         slot = data.get("tournament")
         setup = data["setup"]
         game_id = data["game_id"]
-        slot_id = slot["slot"] if slot is not None else data["game_id"]
+        slot_id = slot["slot"] if slot is not None else game_id
+        if slot_id == game_id:
+            slot_id = game_id  # one string kept, not two alike
         winner = data["winner"]
         termination = data["termination"]
         try:
@@ -671,12 +703,12 @@ def _summary_of(data: Any, turns: bytes) -> GameSummary:
                 late=fault.get("late"),
                 overshoot=fault.get("overshoot"),
             ),
-            pair_key=None if slot is None else slot["pair_key"],
+            pair_key=None if slot is None else _shared(slot["pair_key"]),
             bots=(_bot_summary_of(bots[0]), _bot_summary_of(bots[1])),
             moves=_moves_key(
                 labels, data["black"], None if setup is None else (setup["black"], setup["white"]), turns
             ),
-            event=None if slot is None else str(slot["name"]),
+            event=None if slot is None else _shared(str(slot["name"])),
         )
     except KeyError as exc:
         raise ValueError(f"record lacks the field {exc.args[0]!r}") from None
@@ -687,7 +719,7 @@ def _summary_of(data: Any, turns: bytes) -> GameSummary:
 def _bot_summary_of(data: dict[str, Any]) -> BotSummary:
     stats = data["stats"]
     return BotSummary(
-        str(data["label"]),
+        _shared(str(data["label"])),
         BotStats(
             requests=int(stats["requests"]),
             overhead_us=float(stats["overhead_us"]),
