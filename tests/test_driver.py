@@ -175,6 +175,38 @@ async def test_output_while_nobody_waits_is_judged_as_alone(
     assert driven["odd"] >= 1 and ignored >= 1, (driven, ignored)
 
 
+async def test_an_answer_and_the_end_of_output_found_together_are_judged_as_alone(
+    fakebot: Callable[..., BotCommand], tmp_path: Path, driven: Counter[str]
+) -> None:
+    # The odd bot stops the referee, answers the opponent's turn and exits (its genmove is
+    # never answered): when the referee runs again, that answer and the end of its stdout
+    # are there together, in one edge of the driver's epoll. A crash, at once, as alone;
+    # not a wait out of the exit watch's grace for an end of output already there.
+    pair = (
+        fakebot("--seed", "7", label="good"),
+        fakebot(
+            "--seed",
+            "8",
+            "--fault",
+            "stop-crash",
+            "--at",
+            "play",
+            "--after",
+            "1",
+            "--stop",
+            "0.2",
+            label="odd",
+        ),
+    )
+    companion, record = await _side_by_side([_companion(fakebot), pair], tmp_path)
+    alone = await _play(pair, tmp_path, transcripts=True, opening=OpeningKind.EMPTY)
+    assert record.termination is Termination.CRASH, record.reason
+    assert "closed its output" in record.reason, record.reason
+    assert _judged(record) == _judged(alone)
+    check_scored(companion)
+    assert driven["odd"] >= 2, driven
+
+
 async def _cancel_one(
     fakebot: Callable[..., BotCommand],
     tmp_path: Path,

@@ -49,8 +49,10 @@ _RUN: trio.lowlevel.RunVar[RunDriver | None] = trio.lowlevel.RunVar("referee_run
 # Edge-triggered, registered once for the game's stay: a bot's answer is an edge (its pipe
 # drained by each read that finds an answer incomplete), and no re-arming call per turn. An
 # edge of a descriptor nobody waits on now is ignored; one that finds nothing is a read
-# that finds nothing.
+# that finds nothing. The end of output that comes with the last bytes comes in the same
+# edge (as a hang-up): it is read at once (see _step).
 _WATCHED = select.EPOLLIN | select.EPOLLET
+_HUNG_UP = select.EPOLLHUP  # reported with the edge when the bot's end of its stdout is closed
 _LEAD = "lead"  # what a parked task is woken with when it is to lead
 
 
@@ -213,12 +215,12 @@ class RunDriver:
                     self._woken = []
                     for entry in woken:
                         if entry.pipes is not None:
-                            self._step(entry)
+                            self._step(entry, 0)
                 by_fd = self._by_fd
-                for fd, _ in ready:
+                for fd, events in ready:
                     found = by_fd.get(fd)
                     if found is not None:
-                        self._step(found)
+                        self._step(found, events & _HUNG_UP)
                     else:  # output of a bot nobody waits on now: its next request sees it
                         self.ignored += 1
         except BaseException:
@@ -233,13 +235,17 @@ class RunDriver:
             else:
                 self._woken = []
 
-    def _step(self, entry: _Entry) -> None:
-        """Read a game's answers after a wake-up; on the end of its exchange, go on with its
-        game (the next turn, or the game leaves)."""
+    def _step(self, entry: _Entry, hung_up: int) -> None:
+        """Read a game's answers after a wake-up (``hung_up``: its bot's stdout has ended);
+        on the end of its exchange, go on with its game (the next turn, or the game leaves)."""
         pipes = entry.pipes
         assert pipes is not None
         try:
             answered = pipes.exchange_read()
+            if answered is None and hung_up:
+                # The read stopped at the last bytes; the end after them is one more read
+                # (no edge will come for it: it came with them).
+                answered = pipes.exchange_read()
         except Exception as exc:  # our bug: the game's task raises it (and voids the game)
             self._drop(entry)
             self._leave(entry, exc)

@@ -25,7 +25,7 @@ STARTUP_FAULTS = {"exit-at-start", "bad-version", "grandchild", "ignore-sigterm"
 ESCAPES = "\x1b]0;pwned\x07\x1b[31mred\x1b[0m\x9b2J"
 COMMAND_FAULTS = {
     "hang", "slow", "crash", "crash-loud", "close-stdout", "garbage", "wrong-id", "no-blank", "long-line",
-    "bad-utf8", "flood-stderr", "refuse", "stray", "late-blank",
+    "bad-utf8", "flood-stderr", "refuse", "stray", "late-blank", "stop-crash",
     "illegal-occupied", "illegal-merge", "illegal-missing-steal", "illegal-extra-steal",
     "bad-gensetup", "bad-color", "wrong-score", "resign", "accept-illegal", "exit-leave-child",
     "replay", "chatty", "accept-malformed", "accept-extra-steal", "accept-steal-onto-occupied",
@@ -181,6 +181,23 @@ class FakeBot:
             self.fault = None  # once
             return False
         if fault == "crash":
+            os._exit(3)
+        if fault == "stop-crash":
+            # Answers this command and exits while the referee (our parent) is stopped for
+            # --stop seconds: when it runs again, the answer and the end of output are both
+            # there at its first look.
+            referee = os.getppid()
+            wake = f"import os, signal, time; time.sleep({self.stop}); os.kill({referee}, signal.SIGCONT)"
+            quiet = subprocess.DEVNULL  # the helper must not hold our stdout open past our exit
+            subprocess.Popen(
+                [sys.executable, "-c", wake], start_new_session=True, stdin=quiet, stdout=quiet, stderr=quiet
+            )
+            os.kill(referee, signal.SIGSTOP)
+            settle = time.monotonic() + 5
+            while not _stopped(referee) and time.monotonic() < settle:
+                time.sleep(0.001)
+            ok, text = self.answer(name, args)
+            write(f"{'=' if ok else '?'}{cid} {text}".rstrip(" ").encode() + b"\n\n")
             os._exit(3)
         if fault == "crash-loud":  # says why on stderr first, as a dying program does
             sys.stderr.write(
