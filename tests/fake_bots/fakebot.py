@@ -64,6 +64,22 @@ def write(data: bytes) -> None:
     sys.stdout.buffer.flush()
 
 
+def _stop_referee(seconds: float) -> int:
+    """Stop the referee (our parent) with SIGSTOP for ``seconds``, a helper of our own
+    sending the SIGCONT; return once it is stopped (or after 5 s). Returns its pid."""
+    referee = os.getppid()
+    wake = f"import os, signal, time; time.sleep({seconds}); os.kill({referee}, signal.SIGCONT)"
+    quiet = subprocess.DEVNULL  # the helper must not hold our stdout open (a crash's end of it)
+    subprocess.Popen(
+        [sys.executable, "-c", wake], start_new_session=True, stdin=quiet, stdout=quiet, stderr=quiet
+    )
+    os.kill(referee, signal.SIGSTOP)
+    settle = time.monotonic() + 5
+    while not _stopped(referee) and time.monotonic() < settle:
+        time.sleep(0.001)
+    return referee
+
+
 def _stopped(pid: int) -> bool:
     """Whether process ``pid`` is stopped (state T in /proc)."""
     try:
@@ -164,16 +180,10 @@ class FakeBot:
             # Stops the referee (our parent) with SIGSTOP for --stop seconds, a helper of its
             # own sending the SIGCONT, and answers at once (the answer is in the pipe while
             # the referee cannot look, across the deadline) or --answer-after seconds after
-            # the referee runs again (a bot later than a late referee).
-            referee = os.getppid()
-            wake = f"import os, signal, time; time.sleep({self.stop}); os.kill({referee}, signal.SIGCONT)"
-            subprocess.Popen([sys.executable, "-c", wake], start_new_session=True)
-            os.kill(referee, signal.SIGSTOP)
-            # The stop lands before the answer goes out: on a busy machine it can land late,
-            # after the referee has already read an answer sent at once.
-            settle = time.monotonic() + 5
-            while not _stopped(referee) and time.monotonic() < settle:
-                time.sleep(0.001)
+            # the referee runs again (a bot later than a late referee). The stop lands before
+            # the answer goes out: on a busy machine it can land late, after the referee has
+            # already read an answer sent at once.
+            referee = _stop_referee(self.stop)
             if self.answer_after:  # counted from the referee's resumption
                 while _stopped(referee):
                     time.sleep(0.01)
@@ -183,19 +193,10 @@ class FakeBot:
         if fault == "crash":
             os._exit(3)
         if fault == "stop-crash":
-            # Answers this command and exits while the referee (our parent) is stopped for
-            # --stop seconds: when it runs again, the answer and the end of output are both
-            # there at its first look.
-            referee = os.getppid()
-            wake = f"import os, signal, time; time.sleep({self.stop}); os.kill({referee}, signal.SIGCONT)"
-            quiet = subprocess.DEVNULL  # the helper must not hold our stdout open past our exit
-            subprocess.Popen(
-                [sys.executable, "-c", wake], start_new_session=True, stdin=quiet, stdout=quiet, stderr=quiet
-            )
-            os.kill(referee, signal.SIGSTOP)
-            settle = time.monotonic() + 5
-            while not _stopped(referee) and time.monotonic() < settle:
-                time.sleep(0.001)
+            # Answers this command and exits while the referee is stopped (as 'stop-referee'
+            # stops it): when it runs again, the answer and the end of output are both there
+            # at its first look.
+            _stop_referee(self.stop)
             ok, text = self.answer(name, args)
             write(f"{'=' if ok else '?'}{cid} {text}".rstrip(" ").encode() + b"\n\n")
             os._exit(3)
