@@ -126,6 +126,23 @@ async def test_games_side_by_side_are_driven_and_judged_as_alone(
         assert driven[label] >= len(record.turns) // 2 - 2 > 3, driven
 
 
+async def _judged_as_alone(
+    pair: tuple[BotCommand, BotCommand],
+    fakebot: Callable[..., BotCommand],
+    tmp_path: Path,
+    termination: Termination,
+    opening: OpeningKind = OpeningKind.EMPTY,
+) -> GameRecord:
+    """``pair``'s game driven beside a long one, then alone on the general path: both end
+    with ``termination`` and are judged alike, the long one scored. Returns the driven record."""
+    companion, record = await _side_by_side([_companion(fakebot), pair], tmp_path)
+    alone = await _play(pair, tmp_path, transcripts=True, opening=opening)
+    assert record.termination is termination, record.reason
+    assert _judged(record) == _judged(alone)
+    check_scored(companion)
+    return record
+
+
 FAULTS = [c for c in CASES if c[1] is OpeningKind.EMPTY]
 
 
@@ -144,12 +161,7 @@ async def test_every_answer_is_judged_as_alone(
     # The odd bot's game is driven beside a long one; the same game alone, on the general
     # path, must be judged alike (the odd bot answers its second decision oddly: "--after 1").
     pair = (fakebot("--seed", "7", label="good"), fakebot("--seed", "8", *args, label="odd"))
-    companion, record = await _side_by_side([_companion(fakebot), pair], tmp_path)
-    alone = await _play(pair, tmp_path, transcripts=True, opening=opening)
-    assert record.termination is termination, record.reason
-    assert _judged(record) == _judged(alone)
-    check_scored(companion)
-    replay(record)
+    replay(await _judged_as_alone(pair, fakebot, tmp_path, termination, opening))
     # The odd bot's decisions up to the odd one went through the driver.
     assert driven["odd"] >= (2 if "--after" in args else 1), driven
 
@@ -165,13 +177,8 @@ async def test_output_while_nobody_waits_is_judged_as_alone(
         fakebot("--seed", "7", "--fault", "slow", "--delay", "0.01", label="good"),
         fakebot("--seed", "8", "--fault", "late-blank", "--delay", "0.002", "--after", "0", label="odd"),
     )
-    companion, record = await _side_by_side([_companion(fakebot), pair], tmp_path)
+    replay(await _judged_as_alone(pair, fakebot, tmp_path, Termination.SCORE))
     ignored = RunDriver.current().ignored  # the run's driver, kept for its whole run
-    alone = await _play(pair, tmp_path, transcripts=True, opening=OpeningKind.EMPTY)
-    assert record.termination is Termination.SCORE, record.reason
-    assert _judged(record) == _judged(alone)
-    check_scored(companion)
-    replay(record)
     assert driven["odd"] >= 1 and ignored >= 1, (driven, ignored)
 
 
@@ -198,12 +205,8 @@ async def test_an_answer_and_the_end_of_output_found_together_are_judged_as_alon
             label="odd",
         ),
     )
-    companion, record = await _side_by_side([_companion(fakebot), pair], tmp_path)
-    alone = await _play(pair, tmp_path, transcripts=True, opening=OpeningKind.EMPTY)
-    assert record.termination is Termination.CRASH, record.reason
+    record = await _judged_as_alone(pair, fakebot, tmp_path, Termination.CRASH)
     assert "closed its output" in record.reason, record.reason
-    assert _judged(record) == _judged(alone)
-    check_scored(companion)
     assert driven["odd"] >= 2, driven
 
 
