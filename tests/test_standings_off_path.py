@@ -33,6 +33,7 @@ from referee.tournament.store.pages import PAGE, report_page
 from referee.tournament.store.replays import MAX_REPLAYS, REPLAYS, ReplayWindow
 from referee.tournament.store.results import ResultsFile
 from referee.tournament.store.standings_process import HEADER, Worker, frame
+from referee.tournament.store.summary_log import SummaryLog
 
 FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
 ROOT = Path(__file__).resolve().parent.parent
@@ -326,7 +327,7 @@ async def test_the_standings_process_makes_the_replays_between_requests(tmp_path
     assert proc.stdin is not None
     try:
         table = ("table", 4, 4, True, False, None)  # a one-line view: nothing to do with pages
-        proc.stdin.write(frame(("init", settings, [])) + b"".join(frame(("game", r)) for r in records))
+        proc.stdin.write(frame(("init", settings, [])) + frame(("games", SummaryLog(records))))
         proc.stdin.write(frame(table))
         proc.stdin.flush()
         assert _reply(proc)[0] == "say"

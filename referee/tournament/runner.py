@@ -64,6 +64,7 @@ from referee.tournament.store.pages import PAGE, page_is_final
 from referee.tournament.store.publish import Cadence, Publisher
 from referee.tournament.store.results import FolderLock, ResultsFile
 from referee.tournament.store.standings_process import HEADER, frame
+from referee.tournament.store.summary_log import SummaryLog
 
 SYNC_INTERVAL = 0.1
 """Seconds at most between a game's record written and its sync to disk (see :meth:`Tournament._sync`)."""
@@ -103,8 +104,9 @@ class Tournament:
         self.adopt = adopt
         self.results = ResultsFile(self.folder / RESULTS)
         # What the standings need of every game so far, not the records (a long game's
-        # record is tens of kilobytes; a run may hold 100,000 games).
-        self.records: list[GameSummary] = []
+        # record is tens of kilobytes; a run may hold a million games), in columns.
+        self.records = SummaryLog()
+        self._resumed = 0  # records found in the folder: the ones after it are this run's
         self.stopping = False
         self.signals_seen = 0
         self.settings = GameSettings.of(config, transcripts)
@@ -115,7 +117,6 @@ class Tournament:
                 config, self.settings, self.folder / LOGS, say=self.say, stop=self.stop_after_games_in_flight
             )
         )
-        self._recorded_now: set[str] = set()  # slots recorded by this run (a second delivery is dropped)
         self.plan: Plan = FixedPlan([])
         self._in_flight = 0  # games being played now
         self._game_recorded = trio.Event()  # set (and replaced) whenever a game ends
@@ -164,8 +165,8 @@ class Tournament:
             self.halt = reason
             self.say(f"stopping: {reason}; the games in progress finish first", always=True)
 
-    def standings(self, bootstrap: int | None = None, records: list[GameSummary] | None = None) -> Standings:
-        records = self.records if records is None else records
+    def standings(self, bootstrap: int | None = None) -> Standings:
+        records = self.records
         st = self.publisher.standings(records, self.plan.test(), bootstrap)
         st.sections.extend(self.plan.sections(latest_records(records)))  # a Swiss's tie-breaks, a bracket
         odds = TimeOdds.of_config(self.config)  # each bot's clock, and the note
@@ -184,6 +185,7 @@ class Tournament:
             for note in opened.notes:
                 self.say(note, always=True)
             self.records = opened.records
+            self._resumed = len(self.records)
             played = [r for r in latest_records(self.records) if not r.is_void]
             plan = self.plan = config.make_plan(played)
             games = plan.games({r.slot for r in played})
@@ -319,10 +321,10 @@ class Tournament:
         """Record a finished game (durably, then in memory, the plan, the output), count
         its bots' starts; called by the executor as each game's result arrives."""
         game, record = played.game, played.record
-        if game.slot in self._recorded_now:  # a batch delivered twice: the first one counts
+        if any(k >= self._resumed for k in self.records.rows_of(game.slot)):
+            # Recorded by this run already: a batch delivered twice; the first one counts.
             self.say(f"note: {game.slot} arrived again (from {worker}); the first result is kept")
             return
-        self._recorded_now.add(game.slot)
         # Written here, at once (no await: a cancellation cannot come between the game's end
         # and its record); on disk by _sync's next turn.
         try:
@@ -421,8 +423,8 @@ class Tournament:
         }
         send, outbox = trio.open_memory_channel[bytes](math.inf)
         self._to_standings = send
-        send.send_nowait(frame(("init", settings, list(self.records))))
-        self._published = len(self.records)  # records sent (the process's list is a copy of ours)
+        send.send_nowait(frame(("init", settings, self.records)))
+        self._published = len(self.records)  # records sent (the process's log is a copy of ours)
         replies = _Replies(process.stdout)
         try:
             async with trio.open_nursery() as nursery:
@@ -570,9 +572,10 @@ request (a run whose tables and files are far apart)."""
 
 
 def _frames(games: list[GameSummary], message: tuple[object, ...] | None) -> bytes:
-    """The frames of ``games`` (one ``("game", summary)`` each, as the standings process
-    reads them) and of ``message``, for one write."""
-    parts = [frame(("game", summary)) for summary in games]
+    """The frames of ``games`` (one ``("games", log)``, as the standings process reads
+    them: a log's arrays pickle in a fraction of the time its summaries take) and of
+    ``message``, for one write."""
+    parts = [frame(("games", SummaryLog(games)))] if games else []
     if message is not None:
         parts.append(frame(message))
     return b"".join(parts)

@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, overload
 
 from referee.errors import ResultsError
 from referee.play.records import GameRecord, GameSummary
@@ -41,6 +41,7 @@ from referee.tournament.store.files import (
 )
 from referee.tournament.store.manifest import Manifest, check_manifest
 from referee.tournament.store.results import Appender, LinesSeen, ResultsFile
+from referee.tournament.store.summary_log import SummaryLog, SummaryView
 
 
 class _Slotted(Protocol):
@@ -56,7 +57,19 @@ G = TypeVar("G", bound=_Slotted)
 __all__ = ["LOGS", "MANIFEST", "OLD_MATCH_RESULTS", "RESULTS", "check_manifest", "shown"]
 
 
-def latest_records(records: Iterable[G], warnings: list[str] | None = None) -> list[G]:
+@overload
+def latest_records(  # type: ignore[overload-overlap]  # a log is an iterable of summaries too
+    records: SummaryLog | SummaryView, warnings: list[str] | None = None
+) -> SummaryView: ...
+
+
+@overload
+def latest_records(records: Iterable[G], warnings: list[str] | None = None) -> list[G]: ...
+
+
+def latest_records(
+    records: Iterable[G] | SummaryLog | SummaryView, warnings: list[str] | None = None
+) -> list[G] | SummaryView:
     """One record per schedule slot: the first non-void one, else the last void one.
 
     A void game (the referee could not run it) is retried on resume; its record stays in
@@ -64,8 +77,11 @@ def latest_records(records: Iterable[G], warnings: list[str] | None = None) -> l
     a slot is not something one run writes (two runs appended to one file, or a file
     pasted together): it is dropped, and when ``warnings`` is given a line saying which
     ids and how many records is appended to it, so no record goes unrated unannounced.
-    Records or their summaries: anything with a ``slot`` and ``is_void``.
+    Records or their summaries: anything with a ``slot`` and ``is_void``; of a run's
+    :class:`~.summary_log.SummaryLog` (or a view of it), a view of its rows, by its index.
     """
+    if isinstance(records, SummaryLog | SummaryView):
+        return records.latest(warnings=warnings)
     best: dict[str, G] = {}
     dropped: dict[str, int] = {}
     for r in records:
@@ -129,7 +145,7 @@ class Opened:
     """A results folder ready for a run: the records of its own games, what the run should
     say about the folder, and the writer of its results file (the run closes it)."""
 
-    records: list[GameSummary]
+    records: SummaryLog
     notes: list[str]
     appender: Appender
 
@@ -158,7 +174,7 @@ def open_results(config: TournamentConfig, folder: Path, *, adopt: bool = False)
     records, why = foreign(loaded.records, manifest.names, config.make_plan().misfits(loaded.records))
     if why is not None:
         notes.append(f"note: {why}")
-    return Opened(records, notes, results.appender())
+    return Opened(SummaryLog(records), notes, results.appender())
 
 
 def foreign(

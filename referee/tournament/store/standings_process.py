@@ -15,7 +15,9 @@ pass over the summaries: its cadence keeps it a share of the run).
 
 The messages both ways are frames: a 4-byte big-endian length, then a pickle (between two
 processes of this program over their own pipes). In: ``("init", settings, records)``,
-``("game", summary)``, ``("table", done, count, lines, tables, test)``, ``("files", done,
+``("games", log)`` (the games recorded since the last frame, a
+:class:`~referee.tournament.store.summary_log.SummaryLog`: its arrays pickle in a fraction
+of the time the summaries would), ``("table", done, count, lines, tables, test)``, ``("files", done,
 total, count, test)``. Out: ``("say", text, seconds)`` for a table (the CPU seconds it
 took), ``("wrote", start, end, count, made)`` after the files, ``("failed", words)``.
 """
@@ -30,6 +32,7 @@ import signal
 import struct
 import sys
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from referee.errors import VastuzError
@@ -41,6 +44,7 @@ from referee.tournament.plans.plan import TestView
 from referee.tournament.store.folder import has_sections, latest_records, plan_sections
 from referee.tournament.store.manifest import Manifest
 from referee.tournament.store.publish import Publisher
+from referee.tournament.store.summary_log import SummaryLog
 
 HEADER = struct.Struct(">I")
 READ_SIZE = 1 << 16
@@ -108,15 +112,15 @@ class Prefix:
 
     def advance(self, count: int) -> RunningStandings:
         """The counts of the first ``count`` records (``count`` never less than the last)."""
-        records, slots = self.worker.records, self.worker.slots
+        records = self.worker.records
         replaced = False
         for k in range(self.count, count):
-            r = records[k]
-            earlier = slots[r.slot]
+            r = records.row(k)
+            earlier = records.rows_of(r.slot)
             if earlier[0] == k:  # the slot's first record
                 if not replaced:
                     self.running.add(r)
-            elif all(records[j].is_void for j in earlier if j < k):
+            elif all(records.is_void(j) for j in earlier if j < k):
                 replaced = True  # it replaces a void one (latest_records)
             # else a record after one with a result: not rated (latest_records drops it)
         if replaced:
@@ -130,7 +134,7 @@ class Prefix:
 class Worker:
     """The standings of one run's folder, from the records its runner sends."""
 
-    def __init__(self, settings: dict[str, Any], records: list[GameSummary]) -> None:
+    def __init__(self, settings: dict[str, Any], records: Iterable[GameSummary]) -> None:
         self.publisher = Publisher(
             settings["folder"],
             settings["name"],
@@ -146,17 +150,14 @@ class Worker:
         # Time odds as the run's own standings and vastuz report give them (the note and
         # each bot's clock), from the manifest; the runner's warning only without one.
         self.odds = None if manifest is None else TimeOdds.of_fingerprint(manifest.fingerprint)
-        self.records: list[GameSummary] = []
-        self.slots: dict[str, list[int]] = {}  # slot -> the indices of its records
-        for r in records:
-            self.add(r)
+        # And each slot's records (SummaryLog.rows_of). The runner sends its own log.
+        self.records = records if isinstance(records, SummaryLog) else SummaryLog(records)
         # Tables and pages are each asked for in order, but a table can be of fewer games
         # than the page before it (it waited for its turn): each has its own counts.
         self.tables = Prefix(self)
         self.pages = Prefix(self)
 
     def add(self, record: GameSummary) -> None:
-        self.slots.setdefault(record.slot, []).append(len(self.records))
         self.records.append(record)
 
     def standings(
@@ -184,9 +185,8 @@ class Worker:
         st.warnings.extend(running.time_losses.warnings(publisher.names))
         if self.sectioned:  # a Swiss's tie-breaks, a bracket, as vastuz report has them
             assert self.schedule is not None
-            st.sections.extend(
-                plan_sections(self.schedule, list(publisher.names), latest_records(self.records[:count]))
-            )
+            kept = list(latest_records(self.records[:count]))
+            st.sections.extend(plan_sections(self.schedule, list(publisher.names), kept))
         if self.odds is not None:
             self.odds.apply(st)
         elif self.warning is not None:
@@ -240,8 +240,9 @@ def main() -> None:
             if message is None:
                 break
             kind = message[0]
-            if kind == "game":
-                worker.add(message[1])
+            if kind == "games":
+                for record in message[1]:
+                    worker.add(record)
                 continue
             try:
                 if kind == "table":

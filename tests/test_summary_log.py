@@ -1,0 +1,177 @@
+"""A run's summaries in columns (:class:`SummaryLog`): every summary comes back equal, field
+for field, however odd its values (those the columns cannot hold are kept whole); pickled,
+it is equal and its slot index works in the other process's hashing; its latest records
+and each slot's rows are those of the list it replaces; and it holds a fraction of the
+memory the summaries took as objects."""
+
+from __future__ import annotations
+
+import gc
+import pickle
+import random
+import subprocess
+import sys
+import tracemalloc
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.play.records import BotStats, BotSummary, FaultEntry, GameSummary, Termination, parse_summary
+from referee.tournament.store.folder import latest_records
+from referee.tournament.store.summary_log import SummaryLog, SummaryView
+from tests.test_standings_off_path import summaries as made_up
+from tests.test_summary_memory import _lines
+
+_TEXT = st.text(st.characters(codec="utf-8") | st.sampled_from(["\ud800", "+", "-", "é"]), max_size=12)
+_FLOAT = st.floats(allow_nan=False) | st.sampled_from([0.0, -0.0, 1e-7, 12.5])
+
+
+@st.composite
+def _stats(draw: st.DrawFn) -> BotStats:
+    late = draw(st.sampled_from([0, 0, 1, 3]))
+    return BotStats(
+        requests=draw(st.integers(0, 200) | st.sampled_from([2**32 - 1, 2**32, -1])),
+        overhead_us=draw(_FLOAT),
+        late=late,
+        late_max=draw(st.sampled_from([0.0, 0.0013, 2.5])),
+        # A summary keeps neither (GameSummary.of sets them to 0); a hand-made one may.
+        bot_seconds=draw(st.sampled_from([0.0, 0.0, 0.0, 1.25])),
+    )
+
+
+@st.composite
+def _summary(draw: st.DrawFn) -> GameSummary:
+    labels = (draw(st.sampled_from(["a", "b", "c", "ünï"])), draw(st.sampled_from(["a", "b", "d"])))
+    game_id = draw(_TEXT)
+    kind = draw(st.sampled_from(list(Termination)))
+    fault = draw(
+        st.none()
+        | st.builds(
+            FaultEntry,
+            st.sampled_from([0, 1]),
+            st.just(kind),
+            st.none(),
+            st.none(),
+            late=st.none() | st.just(0.02),
+            overshoot=st.none() | st.just(1.5),
+        )
+    )
+    bot_labels = labels if draw(st.integers(0, 9)) else (labels[1], labels[0])  # rarely not the seats'
+    return GameSummary(
+        game_id=game_id,
+        slot=game_id if draw(st.booleans()) else draw(st.sampled_from(["s1", "s2", "s3", ""])),
+        labels=labels,
+        winner=draw(st.sampled_from([None, 0, 1, 2, True])),
+        termination=kind,
+        fault=fault,
+        pair_key=draw(st.none() | _TEXT),
+        bots=(BotSummary(bot_labels[0], draw(_stats())), BotSummary(bot_labels[1], draw(_stats()))),
+        moves=draw(st.integers(-(2**63), 2**63 - 1) | st.sampled_from([2**63, -(2**64)])),
+        event=draw(st.none() | st.sampled_from(["t", "a tournament", ""])),
+    )
+
+
+def _same(a: GameSummary, b: GameSummary) -> None:
+    """Equal, and of the same types (0.0 is not 0, True is not 1), ``-0.0`` aside."""
+    assert a == b
+    assert type(a.winner) is type(b.winner)
+    for x, y in zip(a.bots, b.bots, strict=True):
+        for name in ("requests", "overhead_us", "late", "late_max", "bot_seconds", "thinking_seconds"):
+            assert type(getattr(x.stats, name)) is type(getattr(y.stats, name)), name
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_summary(), max_size=30))
+def test_every_summary_comes_back_equal(given: list[GameSummary]) -> None:
+    log = SummaryLog(given)
+    assert len(log) == len(given)
+    for k, s in enumerate(given):
+        _same(log[k], s)
+        assert log.slot_of(k) == s.slot and log.is_void(k) == s.is_void
+    assert list(log) == given and log == given
+    if given:
+        _same(log[-1], given[-1])
+    assert list(log[1:5]) == given[1:5] and list(log[::-2]) == given[::-2]
+    back = pickle.loads(pickle.dumps(log, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back == given
+    for s in given:
+        rows = [k for k, r in enumerate(given) if r.slot == s.slot]
+        assert log.rows_of(s.slot) == rows and back.rows_of(s.slot) == rows
+    assert log.rows_of("no such slot") == []
+
+
+def test_an_index_out_of_range_is_an_index_error() -> None:
+    log = SummaryLog(made_up(1, 3, ["p", "q"]))
+    for k in (3, -4):
+        try:
+            log[k]
+        except IndexError:
+            continue
+        raise AssertionError(k)
+
+
+def test_the_latest_records_are_those_of_the_list() -> None:
+    for seed in range(6):
+        records = made_up(seed, 300, ["p", "q", "r"])
+        log = SummaryLog(records)
+        for count in (0, 1, 9, 10, 57, 300):
+            told: list[str] = []
+            expected_told: list[str] = []
+            view = latest_records(log[:count], told)
+            assert isinstance(view, SummaryView)
+            assert list(view) == latest_records(records[:count], expected_told)
+            assert told == expected_told
+        assert list(latest_records(log)) == latest_records(records)
+        # Not a prefix: the rows the view has, the list's way.
+        odd = log[1::2]
+        told, expected_told = [], []
+        assert list(latest_records(odd, told)) == latest_records(records[1::2], expected_told)
+        assert told == expected_told
+    told = []  # a seed whose slots have second results: the warning is the list's
+    latest_records(SummaryLog(made_up(3, 300, ["p", "q"])), told)
+    assert told and "recorded more than once with a result" in told[0]
+
+
+def test_each_slots_rows_survive_growth_and_a_new_process() -> None:
+    """The slot index is rebuilt as the log grows (and in the standings process, whose
+    string hashes are salted differently): every slot's rows are found after both."""
+    rng = random.Random(5)
+    records = made_up(9, 3000, ["p", "q", "r", "s"])
+    log = SummaryLog()
+    for k, r in enumerate(records):
+        log.append(r)
+        if rng.random() < 0.01:
+            probe = records[rng.randrange(k + 1)].slot
+            assert log.rows_of(probe) == [j for j in range(k + 1) if records[j].slot == probe]
+    data = pickle.dumps(log, protocol=pickle.HIGHEST_PROTOCOL)
+    check = (
+        "import pickle, sys\n"
+        "log = pickle.loads(sys.stdin.buffer.read())\n"
+        "slots = {}\n"
+        "for k in range(len(log)): slots.setdefault(log.slot_of(k), []).append(k)\n"
+        "assert all(log.rows_of(s) == rows for s, rows in slots.items()), 'a slot is lost'\n"
+        "print(len(slots))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", check], input=data, capture_output=True, check=False, timeout=60
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert int(done.stdout) == len({r.slot for r in records})
+
+
+def test_a_log_holds_a_fraction_of_the_memory_of_the_summaries() -> None:
+    summaries = [parse_summary(line) for line in _lines(3000)]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        log = SummaryLog(summaries)
+        gc.collect()
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    held = sum(stat.size_diff for stat in after.compare_to(before, "filename"))
+    assert log == summaries
+    # About 150 bytes a game with these names and ids; the summaries as objects, about 710
+    # (tests/test_summary_memory.py).
+    assert held / len(log) < 250, held / len(log)
