@@ -30,9 +30,10 @@ leaves existing slots unchanged.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, overload
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
@@ -46,7 +47,7 @@ from referee.tournament.plans.plan import (
     TestView,
     misfits_of,
 )
-from referee.tournament.slots import ScheduledGame, colour_reversed
+from referee.tournament.slots import ScheduledGame
 
 DEFAULT_GAMES_PER_PAIR = 2
 
@@ -80,17 +81,8 @@ class _Fixed:
     def check(self, field: Field) -> None:
         self.pairings(field.names)
 
-    def games_of(self, field: Field) -> list[ScheduledGame]:
-        # A report rebuilds the plan more than once (the misfits, the sections), and at
-        # 100,000 games each build takes seconds: the last schedule is kept (its games are
-        # frozen; each caller gets its own list).
-        global _last_schedule
-        key = (self, field)
-        if _last_schedule is not None and _last_schedule[0] == key:
-            return list(_last_schedule[1])
-        games = _schedule(self, field)
-        _last_schedule = (key, tuple(games))
-        return games
+    def games_of(self, field: Field) -> FixedSchedule:
+        return FixedSchedule(self, field)
 
     def describe(self, field: Field) -> str:
         return f"{len(self.games_of(field))} games"
@@ -246,42 +238,88 @@ def schedule_games(
     openings: Sequence[Opening] = (),
 ) -> list[ScheduledGame]:
     """The schedule from its pieces (see the module docstring for the guarantees)."""
-    return _schedule(spec, Field(tuple(names), mode, tuple(openings)))
+    return list(FixedSchedule(spec, Field(tuple(names), mode, tuple(openings))))
 
 
-_last_schedule: tuple[tuple[_Fixed, Field], tuple[ScheduledGame, ...]] | None = None
+class FixedSchedule(Sequence[ScheduledGame]):
+    """A fixed kind's games in schedule order, each made from its index when asked for: a
+    schedule of a million games takes no memory until it is played (as a list, about 370
+    bytes a game). Round ``r`` holds couple ``j`` of every pair before couple ``j + 1``;
+    a couple is two games with the roles swapped (see the module docstring)."""
+
+    def __init__(self, spec: _Fixed, field: Field) -> None:
+        self.pairs = spec.pairings(field.names)
+        self.couples = spec.games_per_pair // 2
+        self.rounds = spec.rounds
+        self.field = field
+        self.per_round = 2 * self.couples * len(self.pairs)
+        self._slots = {pair: f"-{pair[0]}+{pair[1]}-" for pair in self.pairs}
+        self._pair_of = {text: k for k, text in enumerate(self._slots.values())}
+
+    def __len__(self) -> int:
+        return self.rounds * self.per_round
+
+    @overload
+    def __getitem__(self, index: int) -> ScheduledGame: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ScheduledGame]: ...
+
+    def __getitem__(self, index: int | slice) -> ScheduledGame | list[ScheduledGame]:
+        if isinstance(index, slice):
+            return [self.game(k) for k in range(len(self))[index]]
+        return self.game(range(len(self))[index])  # a range's index: negative ones, IndexError
+
+    def __iter__(self) -> Iterator[ScheduledGame]:
+        return map(self.game, range(len(self)))
+
+    def game(self, k: int) -> ScheduledGame:
+        """Game ``k`` (``0 <= k < len(self)``)."""
+        field = self.field
+        round_, rest = divmod(k, self.per_round)
+        round_ += 1
+        couple, again = divmod(rest, 2)
+        j, p = divmod(couple, len(self.pairs))
+        x, y = pair = self.pairs[p]
+        # Alternate which bot leads a couple from round to round, so even a tournament
+        # stopped in the middle of a couple is not biased one way.
+        lead, other = (x, y) if round_ % 2 else (y, x)
+        if again:
+            lead, other = other, lead
+        number = 2 * j + 1 + again
+        middle = self._slots[pair]
+        dealt = k // 2 if field.policy is OpeningPolicy.ROUND else (round_ - 1) * self.couples + j
+        return ScheduledGame(
+            slot=f"r{round_}{middle}{number:02d}",
+            index=k,
+            round=round_,
+            pair=pair,
+            game=number,
+            mode=field.mode,
+            first=lead,
+            second=other,
+            pair_key=f"r{round_}{middle}c{j + 1:02d}",
+            opening=field.opening(dealt),
+        )
+
+    def find(self, slot: str) -> ScheduledGame | None:
+        """The game whose slot is ``slot`` (``r{round}-{x}+{y}-{game:02d}``), None if none is:
+        the index read from the slot, without a pass over the schedule."""
+        found = _SLOT.fullmatch(slot)
+        if found is None:
+            return None
+        round_, middle, number = int(found[1]), found[2], int(found[3])
+        p = self._pair_of.get(middle)
+        if p is None or not 1 <= round_ <= self.rounds or not 1 <= number <= 2 * self.couples:
+            return None
+        couple = (number - 1) // 2
+        game = self.game(
+            (round_ - 1) * self.per_round + 2 * (couple * len(self.pairs) + p) + (number - 1) % 2
+        )
+        return game if game.slot == slot else None  # "r01-...", "-003": not how it is written
 
 
-def _schedule(spec: _Fixed, field: Field) -> list[ScheduledGame]:
-    mode = field.mode
-    pairs = spec.pairings(field.names)
-    couples = spec.games_per_pair // 2
-    games: list[ScheduledGame] = []
-    dealt = 0  # couples so far, to deal openings in schedule order
-    for round_ in range(1, spec.rounds + 1):
-        for j in range(couples):
-            for x, y in pairs:
-                # Alternate which bot leads a couple from round to round, so even a
-                # tournament stopped in the middle of a couple is not biased one way.
-                lead, other = (x, y) if round_ % 2 else (y, x)
-                games.extend(
-                    colour_reversed(
-                        lead,
-                        other,
-                        mode=mode,
-                        pair_key=f"r{round_}-{x}+{y}-c{j + 1:02d}",
-                        slot=f"r{round_}-{x}+{y}-{{:02d}}",
-                        index=len(games),
-                        round_=round_,
-                        pair=(x, y),
-                        game=2 * j + 1,
-                        opening=field.opening(
-                            dealt if field.policy is OpeningPolicy.ROUND else (round_ - 1) * couples + j
-                        ),
-                    )
-                )
-                dealt += 1
-    return games
+_SLOT = re.compile(r"r(\d+)(-.*\+.*-)(\d+)", re.ASCII | re.DOTALL)
 
 
 class FixedPlan(Quiet):
@@ -290,7 +328,7 @@ class FixedPlan(Quiet):
     open_ended = False
     waits_for_games_in_flight = False
 
-    def __init__(self, schedule: list[ScheduledGame]) -> None:
+    def __init__(self, schedule: Sequence[ScheduledGame]) -> None:
         self.schedule = schedule
 
     @property
@@ -298,7 +336,13 @@ class FixedPlan(Quiet):
         return len(self.schedule)
 
     def games(self, done: set[str]) -> FixedGames:
-        return FixedGames([g for g in self.schedule if g.slot not in done], len(self.schedule))
+        schedule = self.schedule
+        if isinstance(schedule, FixedSchedule):  # counted without a pass over it
+            played = sum(1 for slot in done if schedule.find(slot) is not None)
+        else:
+            played = sum(1 for g in schedule if g.slot in done)
+        pending = (g for g in schedule if g.slot not in done) if done else iter(schedule)
+        return FixedGames(pending, len(schedule) - played, len(schedule))
 
     def record(self, summary: GameSummary) -> None:
         return None
@@ -307,7 +351,15 @@ class FixedPlan(Quiet):
         return f"{self.total} games"
 
     def misfits(self, found: Iterable[GameSummary]) -> list[GameSummary]:
-        return misfits_of(self.schedule, found)
+        schedule = self.schedule
+        if not isinstance(schedule, FixedSchedule):
+            return misfits_of(schedule, found)
+        out = []
+        for r in found:  # each found by its slot, not a table of the whole schedule
+            game = schedule.find(r.slot)
+            if game is None or (game.first, game.second) != tuple(r.labels):
+                out.append(r)
+        return out
 
 
 class GauntletPlan(FixedPlan):
@@ -316,7 +368,7 @@ class GauntletPlan(FixedPlan):
     joint leaderboard's order among them says little."""
 
     def __init__(
-        self, schedule: list[ScheduledGame], challengers: Sequence[str], names: Sequence[str]
+        self, schedule: Sequence[ScheduledGame], challengers: Sequence[str], names: Sequence[str]
     ) -> None:
         super().__init__(schedule)
         self.challengers = tuple(challengers)
@@ -394,11 +446,11 @@ def challenger_section(
 class FixedGames:
     """The games of a fixed schedule still to play, in order."""
 
-    def __init__(self, pending: list[ScheduledGame], total: int) -> None:
-        self._games = iter(pending)
-        self.remaining: int | None = len(pending)
-        self.resumed = total - len(pending)
-        self._left = len(pending)
+    def __init__(self, pending: Iterator[ScheduledGame], count: int, total: int) -> None:
+        self._games = pending
+        self.remaining: int | None = count
+        self.resumed = total - count
+        self._left = count
 
     def available(self) -> bool:
         return self._left > 0
