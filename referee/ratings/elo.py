@@ -222,7 +222,12 @@ class RunningCounts:
         # units' counts by class, as points of u (turned round for the fit when v comes first).
         self._pairings: dict[frozenset[str], tuple[str, str]] = {}
         self._counts: dict[tuple[str, str], list[int]] = {}
-        self._keyed: dict[Hashable, list[GameResult]] = {}
+        # Each pair key's games so far, for its units (they change with each of its games:
+        # units.py). A game is one small int, 3 x its pairing's number + u's half-points: a
+        # long run keeps this for every key, so not its GameResults.
+        self._keyed: dict[Hashable, tuple[int, ...]] = {}
+        self._numbered: list[tuple[str, str]] = []  # the pairings by number
+        self._number: dict[tuple[str, str], int] = {}
 
     def add(self, game: GameResult) -> None:
         """Count one more game (in the order they were played)."""
@@ -242,25 +247,30 @@ class RunningCounts:
             self._wins[winner] += 1
             self._losses[loser] += 1
         pairing = self._pairings.setdefault(frozenset((a, b)), (a, b))
-        self._counts.setdefault(pairing, [0] * len(CLASS_POINTS))
+        row = self._counts.setdefault(pairing, [0] * len(CLASS_POINTS))
+        half = round(2 * (game.score_a if a == pairing[0] else game.score_b))  # u's points, doubled
         if game.pair is None:
-            self._units([game], 1)
+            row[half] += 1
             return
-        members = self._keyed.setdefault(game.pair, [])
-        self._units(members, -1)  # a key's units change with each of its games (units.py)
-        members.append(game)
+        number = self._number.get(pairing)
+        if number is None:
+            number = self._number[pairing] = len(self._numbered)
+            self._numbered.append(pairing)
+        members = self._keyed.get(game.pair, ())
+        self._units(members, -1)
+        members += (3 * number + half,)
+        self._keyed[game.pair] = members
         self._units(members, 1)
 
-    def _units(self, members: list[GameResult], sign: int) -> None:
-        """Add (``sign`` 1) or take back (-1) the units of one pair key's games."""
-        if len(members) == 2 and {members[0].a, members[0].b} == {members[1].a, members[1].b}:
-            u, v = self._pairings[frozenset((members[0].a, members[0].b))]
-            points = sum(g.score_a if g.a == u else g.score_b for g in members)
-            self._counts[(u, v)][3 + round(2 * points)] += sign
+    def _units(self, members: tuple[int, ...], sign: int) -> None:
+        """Add (``sign`` 1) or take back (-1) the units of one pair key's games (as
+        :meth:`add` keeps them): two games of one pairing are one pentanomial unit (u's
+        points over both), any other key's games a unit each."""
+        if len(members) == 2 and members[0] // 3 == members[1] // 3:
+            self._counts[self._numbered[members[0] // 3]][3 + members[0] % 3 + members[1] % 3] += sign
             return
-        for g in members:
-            u, v = self._pairings[frozenset((g.a, g.b))]
-            self._counts[(u, v)][round(2 * (g.score_a if g.a == u else g.score_b))] += sign
+        for m in members:
+            self._counts[self._numbered[m // 3]][m % 3] += sign
 
     def ratings(
         self,

@@ -211,7 +211,7 @@ class SummaryLog(_Rows):
     def _rehash(self, rows: int) -> None:
         size = len(self._table)
         while 2 * (rows + 1) > size:
-            size *= 4
+            size *= 2
         table = array("I", bytes(4 * size))
         mask = size - 1
         flags = self._flags
