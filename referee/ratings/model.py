@@ -20,7 +20,7 @@ __all__ = ["GameResult", "elo_from_score", "expected_score", "los"]
 _VALID_SCORES = (0.0, 0.5, 1.0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameResult:
     """One finished game between bots ``a`` and ``b`` as the rating maths sees it.
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 from referee.play.lateness import Lateness
 from referee.play.records import FORFEITS, GameRecord, GameSummary, Termination
-from referee.ratings.elo import GameResult, Gap, Pentanomial, Ratings, RunningCounts, compute_ratings
+from referee.ratings.elo import GameResult, Gap, Pentanomial, Ratings, RunningCounts
 from referee.ratings.forfeits import TimeLosses
-from referee.ratings.pentanomial import pentanomial_rows, pentanomial_table
+from referee.ratings.pentanomial import pentanomial_rows
 from referee.ratings.sprt import SprtStatus
 
 
@@ -130,58 +130,27 @@ def standings(
     seed: int = 0,
     sprt: SprtStanding | None = None,
 ) -> Standings:
-    """Compute the leaderboard of ``records`` (``bots`` fixes the set and order of names);
-    ``sprt`` is the run's SPRT, if it runs one, for the standings to carry."""
-    records = list(records)
-    names: list[str] = list(bots) if bots is not None else []
+    """Compute the leaderboard of ``records`` (``bots`` fixes the set and order of names;
+    without it, the bots in the order the records name them); ``sprt`` is the run's SPRT,
+    if it runs one, for the standings to carry. The records are counted one at a time
+    (:class:`RunningStandings`, fitted cold): a run's million summaries are never all made
+    at once. ``seed`` is not used (nothing is sampled)."""
+    del seed
+    if bots is None:
+        if not isinstance(records, Sequence):  # two passes: the names, then the counts
+            records = list(records)
+        names: list[str] = []
+        for r in records:
+            for label in r.labels:
+                if label not in names:
+                    names.append(label)
+    else:
+        names = list(bots)
+    running = RunningStandings(names)
     for r in records:
-        for label in r.labels:
-            if label not in names and bots is None:
-                names.append(label)
-    results: list[GameResult] = []
-    failures = {n: dict.fromkeys(FORFEITS, 0) for n in names}
-    cross: dict[str, dict[str, tuple[float, int]]] = {n: {} for n in names}
-    void = 0
-    overhead_sum: dict[str, float] = {}
-    overhead_n: dict[str, int] = {}
-    for r in records:
-        for entry in r.bots:
-            n = entry.stats.requests
-            if n:
-                overhead_sum[entry.label] = overhead_sum.get(entry.label, 0.0) + entry.stats.overhead_us * n
-                overhead_n[entry.label] = overhead_n.get(entry.label, 0) + n
-        g = game_result(r)
-        if g is None:
-            void += 1
-            continue
-        results.append(g)
-        for me, other, pts in ((g.a, g.b, g.score_a), (g.b, g.a, g.score_b)):
-            p, n = cross[me].get(other, (0.0, 0))
-            cross[me][other] = (p + pts, n + 1)
-        if r.fault is not None and r.fault.kind.is_forfeit:
-            failures[r.bots[r.fault.seat].label][r.fault.kind] += 1
-    ratings: Ratings = compute_ratings(
-        results,
-        names,
-        anchor=anchor if anchor in names else None,
-        anchor_rating=anchor_rating,
-        bootstrap=bootstrap,
-        seed=seed,
-    )
-    order = [r.name for r in ratings.ratings]
-    pairs = pentanomial_table(results, order) if any(g.pair is not None for g in results) else []
-    overhead = {name: (overhead_sum[name] / overhead_n[name], overhead_n[name]) for name in overhead_n}
-    return Standings(
-        _lines(ratings, failures),
-        cross,
-        pairs,
-        len(records),
-        void,
-        list(ratings.warnings),
-        overhead,
-        ratings.anchor,
-        sprt=sprt,
-        lateness=Lateness.of(records),
+        running.add(r)
+    return running.standings(
+        anchor=anchor, anchor_rating=anchor_rating, bootstrap=bootstrap, sprt=sprt, warm=False
     )
 
 
