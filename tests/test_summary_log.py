@@ -6,18 +6,20 @@ memory the summaries took as objects."""
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import pickle
 import random
 import subprocess
 import sys
 import tracemalloc
+from collections.abc import Sequence
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.play.records import BotStats, BotSummary, FaultEntry, GameSummary, Termination, parse_summary
-from referee.tournament.store.folder import latest_records
+from referee.tournament.store.folder import foreign, latest_records
 from referee.tournament.store.summary_log import SummaryLog, SummaryView
 from tests.test_standings_off_path import summaries as made_up
 from tests.test_summary_memory import _lines
@@ -175,3 +177,24 @@ def test_a_log_holds_a_fraction_of_the_memory_of_the_summaries() -> None:
     # About 150 bytes a game with these names and ids; the summaries as objects, about 710
     # (tests/test_summary_memory.py).
     assert held / len(log) < 250, held / len(log)
+
+
+def test_the_records_that_are_not_the_folders_are_told_apart_in_a_log() -> None:
+    """foreign() names the records of another tournament, or that its plan refuses, by
+    identity: a log makes its summaries anew at each pass, and still loses exactly those."""
+    records = made_up(4, 200, ["p", "q", "r"])
+    records = [
+        dataclasses.replace(r, event="another") if k % 37 == 5 else dataclasses.replace(r, event="t")
+        for k, r in enumerate(records)
+    ]
+
+    def misfits(found: Sequence[GameSummary]) -> list[GameSummary]:
+        return [r for r in found if r.labels == ("r", "p")]
+
+    expected, told = foreign(records, ["t"], misfits)
+    kept, words = foreign(SummaryLog(records), ["t"], misfits)
+    assert list(kept) == list(expected) and words == told and words is not None
+    assert len(kept) == len([r for r in records if r.event == "t" and r.labels != ("r", "p")]) < len(records)
+    clean = [r for r in records if r.event == "t" and r.labels != ("r", "p")]
+    log = SummaryLog(clean)
+    assert foreign(log, ["t"], misfits) == (log, None)  # nothing to drop: the log itself

@@ -108,7 +108,7 @@ def _show_picture(args: argparse.Namespace) -> int:
             if args.game is not None or args.record.suffix == ".json":
                 records = [load_game(args.record, args.game).record]
             else:
-                records = ResultsFile(args.record).load().records
+                records = list(ResultsFile(args.record).load().records)
             args.html.write_text(game_page(records, title=f"{args.record.name}: games"), encoding="utf-8")
             print(f"wrote {args.html} ({len(records)} game(s))")
     except OSError as exc:

@@ -13,7 +13,7 @@ shown), never added to.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TypeVar, overload
@@ -115,7 +115,7 @@ def listed(games: list[GameSummary], shown: int = 5) -> str:
     return names + (f" and {len(games) - shown} more" if len(games) > shown else "")
 
 
-def check_adopted(found: list[GameRecord], config: TournamentConfig, folder: Path) -> None:
+def check_adopted(found: Sequence[GameRecord], config: TournamentConfig, folder: Path) -> None:
     """Results found without a manifest are adopted only if every game fits this config: one
     of its schedule's slots with the bots that slot names (see
     :meth:`~referee.tournament.plans.plan.Plan.misfits`), on its board, at its clock."""
@@ -171,22 +171,35 @@ def open_results(config: TournamentConfig, folder: Path, *, adopt: bool = False)
     skipped = loaded.skipped_line(results.path)
     if skipped is not None:
         notes.append(f"note: {skipped}")
-    records, why = foreign(loaded.records, manifest.names, config.make_plan().misfits(loaded.records))
+    records, why = foreign(loaded.records, manifest.names, config.make_plan().misfits)
     if why is not None:
         notes.append(f"note: {why}")
-    return Opened(SummaryLog(records), notes, results.appender())
+    return Opened(
+        records if isinstance(records, SummaryLog) else SummaryLog(records), notes, results.appender()
+    )
 
 
 def foreign(
-    records: list[GameSummary], names: Sequence[str], misfits: list[GameSummary]
-) -> tuple[list[GameSummary], str | None]:
+    records: Sequence[GameSummary],
+    names: Sequence[str],
+    misfits: Callable[[Sequence[GameSummary]], list[GameSummary]],
+) -> tuple[Sequence[GameSummary], str | None]:
     """The records of this folder's runs, and a warning naming the others: played under a
-    name none of its runs had, or not in its schedule with those bots (``misfits``)."""
-    unfit = {id(r) for r in misfits}
-    elsewhere = [r for r in records if r.event is not None and r.event not in names]
-    unfit.update(id(r) for r in elsewhere)
+    name none of its runs had, or not in its schedule with those bots (``misfits`` of the
+    records)."""
+
+    def unfit_of(records: Sequence[GameSummary]) -> set[int]:
+        elsewhere = [r for r in records if r.event is not None and r.event not in names]
+        return {id(r) for r in [*misfits(records), *elsewhere]}
+
+    unfit = unfit_of(records)
     if not unfit:
         return records, None
+    if isinstance(records, SummaryLog | SummaryView):
+        # A log makes its summaries anew at each pass, so the ones named are told apart by
+        # identity only among objects that stay: a list of them (a folder with others' games).
+        records = list(records)
+        unfit = unfit_of(records)
     bad = [r for r in records if id(r) in unfit]
     kept = [r for r in records if id(r) not in unfit]
     return kept, (
@@ -250,9 +263,11 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
         )
     found = loaded.records
     if manifest is not None:
-        found, why = foreign(found, manifest.names, _misfits(manifest, found, manifest_path))
+        found, why = foreign(found, manifest.names, lambda found: _misfits(manifest, found, manifest_path))
     elif bots is not None:
-        found, why = foreign(found, ("match",), [r for r in found if not set(r.labels) <= set(bots)])
+        found, why = foreign(
+            found, ("match",), lambda found: [r for r in found if not set(r.labels) <= set(bots)]
+        )
     else:
         why = None
     if why is not None:
@@ -273,7 +288,7 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
     return st, title
 
 
-_last: tuple[tuple[object, ...], list[GameSummary], LinesSeen | None] | None = None
+_last: tuple[tuple[object, ...], Sequence[GameSummary], LinesSeen | None] | None = None
 """The summaries :func:`load_standings` read last, the identity of their file, and where
 its last record lines are."""
 
@@ -283,12 +298,12 @@ def _identity(path: Path) -> tuple[object, ...]:
     return (str(path.resolve()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _remember(path: Path, summaries: list[GameSummary], lines: LinesSeen | None = None) -> None:
+def _remember(path: Path, summaries: Sequence[GameSummary], lines: LinesSeen | None = None) -> None:
     global _last
     _last = (_identity(path), summaries, lines)
 
 
-def loaded_summaries(results: Path) -> list[GameSummary]:
+def loaded_summaries(results: Path) -> Sequence[GameSummary]:
     """The summary of every record of ``results``, in file order: the ones
     :func:`load_standings` read last if they are of this file as it is now (a report's
     page needs them again, and at 20,000 games they take seconds to read), else read."""
@@ -307,7 +322,7 @@ def loaded_lines(results: Path) -> LinesSeen | None:
     return None
 
 
-def _misfits(manifest: Manifest, records: list[GameSummary], path: Path) -> list[GameSummary]:
+def _misfits(manifest: Manifest, records: Sequence[GameSummary], path: Path) -> list[GameSummary]:
     """The records that cannot be the folder's: not in its schedule with those bots (with
     the schedule's extent in the manifest), or at least naming a bot it does not have."""
     if manifest.schedule is None:  # a manifest of an earlier version: the bots only

@@ -29,13 +29,14 @@ import stat
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO, Generic, TypeVar
 
 from referee.errors import ResultsError
 from referee.play.records import GameRecord, GameSummary, parse_line, parse_summary
+from referee.tournament.store.summary_log import SummaryLog
 
 R = TypeVar("R")
 
@@ -83,7 +84,7 @@ class Loaded(Generic[R]):
     """What a results file held: the records (whole, or their summaries), the lines that
     are not records, and a torn tail (the bytes after the last newline), if any."""
 
-    records: list[R] = field(default_factory=list)
+    records: Sequence[R] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     torn: int = 0  # bytes of a torn last line (0 when the file ends with a newline)
     valid_length: int = 0  # where the torn tail starts: just after the last newline
@@ -131,7 +132,10 @@ class ResultsFile:
         what standings and resume need, at a fraction of the time and memory of
         :meth:`load` (the turns are not parsed). ``positions``: also where the last that
         many record lines are (:attr:`Loaded.lines`), for a page's replays."""
-        return self._scan(parse_summary, positions)
+        log = SummaryLog()  # a run keeps them: in columns (see summary_log.py)
+        loaded = self._scan(parse_summary, positions, log.append)
+        loaded.records = log
+        return loaded
 
     def _open(self) -> BinaryIO | None:
         try:
@@ -141,11 +145,17 @@ class ResultsFile:
         except OSError as exc:
             raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
 
-    def _scan(self, parse: Callable[[bytes], R], positions: int = 0) -> Loaded[R]:
+    def _scan(
+        self, parse: Callable[[bytes], R], positions: int = 0, add: Callable[[R], None] | None = None
+    ) -> Loaded[R]:
         """One pass over the file, a line at a time: the cost is linear in its size and the
         only memory kept is what ``parse`` returns (and at most one line), and the last
-        ``positions`` lines' places."""
-        out: Loaded[R] = Loaded()
+        ``positions`` lines' places. The records go in a list, or to ``add`` (whose caller
+        sets :attr:`Loaded.records`)."""
+        records: list[R] = []
+        out: Loaded[R] = Loaded(records)
+        if add is None:
+            add = records.append
         fh = self._open()
         if fh is None:
             return out
@@ -168,7 +178,7 @@ class ResultsFile:
                         if seen is not None:
                             seen.append((pos - length, length))
                         try:
-                            out.records.append(parse(raw))
+                            add(parse(raw))
                         except ValueError as exc:
                             out.skipped.append(Skipped(lineno, str(exc)))
                 if seen is not None:
