@@ -186,7 +186,7 @@ class Tournament:
                 self.say(note, always=True)
             self.records = opened.records
             self._resumed = len(self.records)
-            played = [r for r in latest_records(self.records) if not r.is_void]
+            played = latest_records(self.records).rated()  # a view: kept for the run, it costs little
             plan = self.plan = config.make_plan(played)
             games = plan.games({r.slot for r in played})
             # Games to play; None: the plan decides as it goes.

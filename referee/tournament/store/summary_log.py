@@ -100,6 +100,13 @@ class _Rows(Sequence[GameSummary]):
         for k in rows:
             yield row(k)
 
+    def rated(self) -> SummaryView:
+        """These rows but the void games', as a view (read from the columns: no summary
+        is made)."""
+        log, rows = self._log_rows()
+        is_void = log.is_void
+        return SummaryView(log, array("q", (k for k in rows if not is_void(k))))
+
     def __eq__(self, other: object) -> bool:
         """Equal to any sequence of the same summaries (a list of them, another log)."""
         if isinstance(other, Sequence) and not isinstance(other, str | bytes):
