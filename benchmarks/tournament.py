@@ -56,6 +56,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -84,6 +85,8 @@ class Run:
     returncode: int
     samples: list[tuple[float, float, int]] = field(default_factory=list)
     helper_cpu: float = 0.0
+    memory: list[tuple[int, float, float]] = field(default_factory=list)
+    """(lines in the file watched, its RSS in MB, its standings process's), every second."""
 
 
 def _cpu_of(pid: int) -> float:
@@ -91,6 +94,15 @@ def _cpu_of(pid: int) -> float:
     with open(f"/proc/{pid}/stat", "rb") as stat:
         fields = stat.read().rsplit(b")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+_PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _rss_of(pid: int) -> float:
+    """Resident memory of process ``pid`` in MB (``/proc/PID/statm``)."""
+    with open(f"/proc/{pid}/statm", "rb") as statm:
+        return int(statm.read().split()[1]) * _PAGE_MB
 
 
 def _helpers(pid: int, known: dict[int, bool]) -> list[int]:
@@ -119,6 +131,7 @@ def watch(argv: list[str], output: Path, counted: Path | None = None, cwd: Path 
     the lines in ``counted`` (a file it appends to), and the CPU of its standings process
     (``helper_cpu``: the last look before that process ended, so at most 0.1 s short)."""
     samples: list[tuple[float, float, int]] = []
+    memory: list[tuple[int, float, float]] = []
     known: dict[int, bool] = {}
     helper_seen: dict[int, float] = {}
     lines = 0
@@ -139,13 +152,17 @@ def watch(argv: list[str], output: Path, counted: Path | None = None, cwd: Path 
                 complete = chunk.rfind(b"\n") + 1
                 lines += chunk.count(b"\n", 0, complete)
                 offset += complete
+            helper_rss = 0.0
             for helper in _helpers(process.pid, known):
                 try:
                     helper_seen[helper] = _cpu_of(helper)
+                    helper_rss = _rss_of(helper)
                 except (FileNotFoundError, ProcessLookupError):
                     pass
             try:
                 samples.append((time.perf_counter() - began, _cpu_of(process.pid), lines))
+                if len(samples) % 10 == 1:
+                    memory.append((lines, _rss_of(process.pid), helper_rss))
             except (FileNotFoundError, ProcessLookupError):
                 break
             time.sleep(0.1)
@@ -161,6 +178,7 @@ def watch(argv: list[str], output: Path, counted: Path | None = None, cwd: Path 
         process.returncode,
         samples,
         sum(helper_seen.values()),
+        memory,
     )
 
 
@@ -219,7 +237,7 @@ def cpu_per_game(samples: list[tuple[float, float, int]], lo: int, hi: int) -> f
 
 def vastuz_run(
     folder: Path, bot: list[str], games: int, concurrency: int, standings_every: int | None, tag: str
-) -> dict[str, float]:
+) -> dict[str, Any]:
     out = folder / f"out-{tag}"
     shutil.rmtree(out, ignore_errors=True)
     config = folder / f"{tag}.yaml"
@@ -234,6 +252,11 @@ def vastuz_run(
     per_game = turns / n
     play_cpu, play_games = cpu_between(run.samples, 1, n)
     tenth = max(1, n // 10)
+    # Memory after the first tenth and at the last sample before the end (the final
+    # standings not yet begun), and its growth a game between, each process.
+    early = next((m for m in run.memory if m[0] >= tenth), None)
+    late = next((m for m in reversed(run.memory) if m[0] < n), None)
+    grown = early is not None and late is not None and late[0] > early[0]
     shutil.rmtree(out, ignore_errors=True)  # a 200,000-game run's folder is gigabytes
     return {
         "games": n,
@@ -250,6 +273,7 @@ def vastuz_run(
         "rss_mb": run.rss_mb,
         "wall_us": run.wall / turns * 1e6,
         "helper_us": run.helper_cpu / turns * 1e6,
+        "memory": (early, late) if grown else None,
     }
 
 
@@ -286,6 +310,18 @@ def loop_run(folder: Path, bot: list[str], games: int) -> dict[str, float]:
         "wall_us": figures["wall"] / turns * 1e6,
         "helper_us": 0.0,  # the loop has no standings process
     }
+
+
+def memory_line(memory: tuple[tuple[int, float, float], tuple[int, float, float]]) -> str:
+    """The referee's and its standings process's resident memory after the first tenth
+    and at the end, and what each grew a game between."""
+    (g0, r0, s0), (g1, r1, s1) = memory
+    games = g1 - g0
+    return (
+        f"memory: the referee {r0:.0f} MB at {g0:,} games, {r1:.0f} MB at {g1:,} "
+        f"({(r1 - r0) * 2**20 / games:.0f} bytes a game); its standings process {s0:.0f} and {s1:.0f} MB "
+        f"({(s1 - s0) * 2**20 / games:.0f} bytes a game)"
+    )
 
 
 def loop_worker(bot: list[str], games: int) -> None:
@@ -406,7 +442,7 @@ def tournament_table(folder: Path, bot: list[str], sizes: list[int], args: argpa
         f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(columns, widths, strict=True))
     )
     for games in sizes:
-        rows: dict[str, list[dict[str, float]]] = {
+        rows: dict[str, list[dict[str, Any]]] = {
             "loop (referee.py --mode c)": [],
             "tournament": [],
             "--standings-every 0": [],
@@ -447,6 +483,9 @@ def tournament_table(folder: Path, bot: list[str], sizes: list[int], args: argpa
         if full:
             flat = [f["last_cpu_ms"] / f["first_cpu_ms"] for f in full]
             print(f"\nthe tournament's CPU a game, last tenth over first: {spread(flat)} (goal: at most 1.1)")
+            for f in full:
+                if f["memory"] is not None:
+                    print(memory_line(f["memory"]))
         if not (loop and full and quiet):
             print()
             continue
