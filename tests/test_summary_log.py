@@ -95,6 +95,9 @@ def test_every_summary_comes_back_equal(given: list[GameSummary]) -> None:
         _same(log[-1], given[-1])
     assert list(log[1:5]) == given[1:5] and list(log[::-2]) == given[::-2]
     assert list(log.rated()) == [s for s in given if not s.is_void]
+    assert list(log.slots()) == [s.slot for s in given] and list(log[1::3].slots()) == [
+        s.slot for s in given[1::3]
+    ]
     assert list(log[::2].rated()) == [s for s in given[::2] if not s.is_void]
     back = pickle.loads(pickle.dumps(log, protocol=pickle.HIGHEST_PROTOCOL))
     assert back == given

@@ -188,7 +188,7 @@ class Tournament:
             self._resumed = len(self.records)
             played = latest_records(self.records).rated()  # a view: kept for the run, it costs little
             plan = self.plan = config.make_plan(played)
-            games = plan.games({r.slot for r in played})
+            games = plan.games(set(played.slots()))
             # Games to play; None: the plan decides as it goes.
             to_play = games.remaining if games.available() else 0
             progress = Progress(total=plan.total, resumed=games.resumed, slots=lambda: self.executor.slots)

@@ -24,7 +24,9 @@ from referee.play.records import BotStats, BotSummary, FaultEntry, GameSummary, 
 
 _TERMS = tuple(Termination)
 _TERM_CODE = {t: k for k, t in enumerate(_TERMS)}
+_VOID = _TERM_CODE[Termination.VOID]
 _NO_WINNER = -1
+_NOT_LATE = (0, 0.0, 0, 0.0)
 _INT64 = 1 << 63
 _UINT32 = 1 << 32
 
@@ -32,6 +34,9 @@ _UINT32 = 1 << 32
 _PAIR_NONE = 1  # its pair key is None (not the empty string)
 _REPEATED = 2  # its slot has more than one row: see _repeats
 _WHOLE = 4  # kept as given, in _whole
+_SLOT = 8  # its slot is not its game id: see _slots
+_LATE = 16  # see _late
+_FAULT = 32  # see _faults
 
 
 def _fits(s: GameSummary) -> bool:
@@ -100,6 +105,11 @@ class _Rows(Sequence[GameSummary]):
         for k in rows:
             yield row(k)
 
+    def slots(self) -> Iterator[str]:
+        """These rows' slots, read from the columns (no summary is made)."""
+        log, rows = self._log_rows()
+        return map(log.slot_of, rows)
+
     def rated(self) -> SummaryView:
         """These rows but the void games', as a view (read from the columns: no summary
         is made)."""
@@ -160,8 +170,9 @@ class SummaryLog(_Rows):
             self._ids += s.game_id.encode("utf-8", "surrogatepass")
             if s.slot != s.game_id:
                 self._slots[k] = s.slot
+                flags = _SLOT
             if s.pair_key is None:
-                flags = _PAIR_NONE
+                flags |= _PAIR_NONE
             else:
                 self._pairs += s.pair_key.encode("utf-8", "surrogatepass")
             code = self._code
@@ -178,8 +189,10 @@ class SummaryLog(_Rows):
             self._moves.append(s.moves)
             if a.late or a.late_max or b.late or b.late_max:
                 self._late[k] = (a.late, a.late_max, b.late, b.late_max)
+                flags |= _LATE
             if s.fault is not None:
                 self._faults[k] = s.fault
+                flags |= _FAULT
         else:  # placeholders keep the columns aligned
             flags = _WHOLE
             self._whole[k] = s
@@ -238,71 +251,55 @@ class SummaryLog(_Rows):
     def _log_rows(self) -> tuple[SummaryLog, Sequence[int]]:
         return self, range(len(self))
 
-    def game_id_of(self, k: int) -> str:
-        whole = self._whole.get(k)
-        if whole is not None:
-            return whole.game_id
-        return self._ids[self._id_ends[k - 1] if k else 0 : self._id_ends[k]].decode("utf-8", "surrogatepass")
-
     def slot_of(self, k: int) -> str:
         """Row ``k``'s slot, without making its summary."""
-        slot = self._slots.get(k)
-        if slot is not None:
-            return slot
-        whole = self._whole.get(k)
-        return whole.slot if whole is not None else self.game_id_of(k)
+        flags = self._flags[k]
+        if flags & _SLOT:
+            return self._slots[k]
+        if flags & _WHOLE:
+            return self._whole[k].slot
+        ends = self._id_ends
+        return self._ids[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
 
     def is_void(self, k: int) -> bool:
-        whole = self._whole.get(k)
-        if whole is not None:
-            return whole.is_void
-        return _TERMS[self._terms[k]] is Termination.VOID
+        if self._flags[k] & _WHOLE:
+            return self._whole[k].is_void
+        return self._terms[k] == _VOID
 
     def row(self, k: int) -> GameSummary:
-        """Row ``k``'s summary (``0 <= k < len(self)``)."""
-        whole = self._whole.get(k)
-        if whole is not None:
-            return whole
-        texts = self._texts
-        game_id = self.game_id_of(k)
-        slot = self._slots.get(k, game_id)
-        if self._flags[k] & _PAIR_NONE:
+        """Row ``k``'s summary (``0 <= k < len(self)``). Every pass over a run's games
+        makes its summaries here, so the flags say which of the sparse fields to look up."""
+        flags = self._flags[k]
+        if flags & _WHOLE:
+            return self._whole[k]
+        texts, ends = self._texts, self._id_ends
+        game_id = self._ids[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
+        if flags & _PAIR_NONE:
             pair_key = None
         else:
             ends = self._pair_ends
             pair_key = self._pairs[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
-        a, b = texts[self._labels[2 * k]], texts[self._labels[2 * k + 1]]
+        two = 2 * k
+        labels = self._labels
+        a, b = texts[labels[two]], texts[labels[two + 1]]
         assert a is not None and b is not None
-        late = self._late.get(k, (0, 0.0, 0, 0.0))
+        late = self._late[k] if flags & _LATE else _NOT_LATE
         requests, overhead = self._requests, self._overhead
         winner = self._winners[k]
         return GameSummary(
-            game_id=game_id,
-            slot=slot,
-            labels=(a, b),
-            winner=None if winner == _NO_WINNER else winner,
-            termination=_TERMS[self._terms[k]],
-            fault=self._faults.get(k),
-            pair_key=pair_key,
-            bots=(
-                BotSummary(
-                    a,
-                    BotStats(
-                        requests=requests[2 * k], overhead_us=overhead[2 * k], late=late[0], late_max=late[1]
-                    ),
-                ),
-                BotSummary(
-                    b,
-                    BotStats(
-                        requests=requests[2 * k + 1],
-                        overhead_us=overhead[2 * k + 1],
-                        late=late[2],
-                        late_max=late[3],
-                    ),
-                ),
+            game_id,
+            self._slots[k] if flags & _SLOT else game_id,
+            (a, b),
+            None if winner == _NO_WINNER else winner,
+            _TERMS[self._terms[k]],
+            self._faults[k] if flags & _FAULT else None,
+            pair_key,
+            (
+                BotSummary(a, BotStats(requests[two], 0.0, 0.0, overhead[two], late[0], late[1])),
+                BotSummary(b, BotStats(requests[two + 1], 0.0, 0.0, overhead[two + 1], late[2], late[3])),
             ),
-            moves=self._moves[k],
-            event=texts[self._events[k]],
+            self._moves[k],
+            texts[self._events[k]],
         )
 
     def first_row(self, slot: str) -> int | None:
