@@ -157,3 +157,27 @@ def test_a_schedule_of_a_million_games_takes_no_memory_until_played() -> None:
     assert plan.total == 1_000_000 and pending.remaining == 1_000_000
     assert next(iter(pending)) == listed(RoundRobinSpec(2, 1), Field(NAMES, OpeningKind.EMPTY))[0]
     assert held < 100_000, held  # as a list of its games: about 370 MB
+
+
+def test_a_gauntlets_matches_are_the_standings_of_each_ones_games() -> None:
+    """challenger_section counts every match in one pass over the run: each row is the
+    standings of that match's games alone, as when each was computed from its own list."""
+    from referee.ratings.report import standings
+    from referee.tournament.plans.fixed import _elo_text, challenger_section
+    from tests.test_standings_off_path import summaries as made_up
+
+    recorded = made_up(11, 300, ["c1", "c2", "o1", "o2", "o3"])
+    section = challenger_section(recorded, ["c1", "c2"], ["o1", "o2", "o3"])
+    expected = []
+    for c in ("c1", "c2"):
+        for o in ("o1", "o2", "o3"):
+            games = [r for r in recorded if not r.is_void and set(r.labels) == {c, o}]
+            line = next(x for x in standings(games, [c, o], anchor=o).lines if x.name == c)
+            assert line.elo is not None and line.elo_low is not None and line.elo_high is not None
+            elo, interval = _elo_text(line.elo, line.elo_low, line.elo_high, line.elo_bound)
+            wdl = f"{line.wins}-{line.draws}-{line.losses}"
+            expected.append((c, o, line.games, wdl, f"{line.score_percent:.1f}", elo, interval))
+    assert list(section.rows) == expected
+    assert sum(row[2] for row in expected) > 0
+    for row, match in zip(section.rows, section.data["matches"], strict=True):  # type: ignore[arg-type]
+        assert (match["challenger"], match["opponent"], match["games"]) == row[:3]

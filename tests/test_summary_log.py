@@ -95,6 +95,9 @@ def test_every_summary_comes_back_equal(given: list[GameSummary]) -> None:
         _same(log[-1], given[-1])
     assert list(log[1:5]) == given[1:5] and list(log[::-2]) == given[::-2]
     assert list(log.rated()) == [s for s in given if not s.is_void]
+    assert list(log.events()) == [s.event for s in given] and list(log[::2].events()) == [
+        s.event for s in given[::2]
+    ]
     assert list(log.slots()) == [s.slot for s in given] and list(log[1::3].slots()) == [
         s.slot for s in given[1::3]
     ]

@@ -129,12 +129,15 @@ def standings(
     bootstrap: int = 1000,
     seed: int = 0,
     sprt: SprtStanding | None = None,
+    time_losses: list[str] | None = None,
 ) -> Standings:
     """Compute the leaderboard of ``records`` (``bots`` fixes the set and order of names;
     without it, the bots in the order the records name them); ``sprt`` is the run's SPRT,
     if it runs one, for the standings to carry. The records are counted one at a time
     (:class:`RunningStandings`, fitted cold): a run's million summaries are never all made
-    at once. ``seed`` is not used (nothing is sampled)."""
+    at once. ``time_losses``, when given, is extended with
+    :func:`~referee.ratings.forfeits.time_loss_warnings` of the same records (and ``bots``),
+    from the same pass. ``seed`` is not used (nothing is sampled)."""
     del seed
     if bots is None:
         if not isinstance(records, Sequence):  # two passes: the names, then the counts
@@ -149,6 +152,8 @@ def standings(
     running = RunningStandings(names)
     for r in records:
         running.add(r)
+    if time_losses is not None:
+        time_losses.extend(running.time_losses.warnings(bots))
     return running.standings(
         anchor=anchor, anchor_rating=anchor_rating, bootstrap=bootstrap, sprt=sprt, warm=False
     )

@@ -37,7 +37,7 @@ from typing import ClassVar, overload
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
-from referee.ratings.report import Section, standings
+from referee.ratings.report import RunningStandings, Section
 from referee.tournament.plans.plan import (
     MAX_SCHEDULE_GAMES,
     Checks,
@@ -406,13 +406,19 @@ def challenger_section(
     leaderboard's order among the opponents is not a result."""
     rows: list[tuple[object, ...]] = []
     data: list[dict[str, object]] = []
+    # Each match's games counted in one pass over the run (standings() of them, as they come).
+    matches = {frozenset((c, o)): RunningStandings([c, o]) for c in challengers for o in opponents}
+    for r in recorded:
+        match = None if r.is_void else matches.get(frozenset(r.labels))
+        if match is not None:
+            match.add(r)
     for challenger in challengers:
         for opponent in opponents:
-            games = [r for r in recorded if not r.is_void and set(r.labels) == {challenger, opponent}]
-            if not games:
+            match = matches[frozenset((challenger, opponent))]
+            if not match.records:
                 rows.append((challenger, opponent, 0, "0-0-0", "", "", ""))
                 continue
-            st = standings(games, [challenger, opponent], anchor=opponent)  # bootstrap > 0: intervals
+            st = match.standings(anchor=opponent, warm=False)  # bootstrap > 0: intervals
             line = next(x for x in st.lines if x.name == challenger)
             if line.elo is None or line.elo_low is None or line.elo_high is None:  # pragma: no cover
                 continue  # it has games, so it has a rating

@@ -21,7 +21,6 @@ from typing import Protocol, TypeVar, overload
 from referee.errors import ResultsError
 from referee.play.records import GameRecord, GameSummary
 from referee.play.spec import OpeningKind
-from referee.ratings.forfeits import time_loss_warnings
 from referee.ratings.report import Section, SprtStanding, Standings, standings
 from referee.render.standings_text import render
 from referee.tournament.config.odds import TimeOdds
@@ -189,7 +188,12 @@ def foreign(
     records)."""
 
     def unfit_of(records: Sequence[GameSummary]) -> set[int]:
-        elsewhere = [r for r in records if r.event is not None and r.event not in names]
+        events = (
+            records.events() if isinstance(records, SummaryLog | SummaryView) else (r.event for r in records)
+        )
+        elsewhere = []
+        if any(e is not None and e not in names for e in events):  # a log reads its column
+            elsewhere = [r for r in records if r.event is not None and r.event not in names]
         return {id(r) for r in [*misfits(records), *elsewhere]}
 
     unfit = unfit_of(records)
@@ -274,7 +278,16 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
         warnings.append(why)
     records = latest_records(found, warnings)
     sprt = None if schedule is None or bots is None else _test(schedule, bots, records, manifest_path)
-    st = standings(records, bots, anchor=anchor, anchor_rating=anchor_rating, bootstrap=bootstrap, sprt=sprt)
+    losses: list[str] = []  # the time-loss warnings, from the standings' pass
+    st = standings(
+        records,
+        bots,
+        anchor=anchor,
+        anchor_rating=anchor_rating,
+        bootstrap=bootstrap,
+        sprt=sprt,
+        time_losses=losses,
+    )
     if schedule is not None and bots is not None:  # the kind's own parts (a gauntlet's challengers)
         st.sections.extend(plan_sections(schedule, bots, records))
     odds = None if manifest is None else TimeOdds.of_fingerprint(manifest.fingerprint)
@@ -283,7 +296,7 @@ def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, s
     repeats = repeat_warning(records)
     if repeats is not None:
         warnings.append(repeats)
-    warnings.extend(time_loss_warnings(records, bots))
+    warnings.extend(losses)
     st.warnings.extend(warnings)
     return st, title
 

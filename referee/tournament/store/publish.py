@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from referee.play.records import GameSummary
-from referee.ratings.forfeits import time_loss_warnings
 from referee.ratings.report import SprtStanding, Standings, standings
 from referee.tournament.plans.plan import TestView
 from referee.tournament.store.files import RESULTS, atomic_writer
@@ -71,16 +70,17 @@ class Publisher:
         """The standings of ``records`` (every record so far: the latest of each slot is
         rated), with the plan's sequential test if it runs one, and a warning for each bot
         that lost more than a few percent of its games on time."""
-        latest = latest_records(records)
+        losses: list[str] = []
         st = standings(
-            latest,
+            latest_records(records),
             self.names,
             anchor=self.anchor,
             anchor_rating=self.anchor_rating,
             bootstrap=self.bootstrap if bootstrap is None else bootstrap,
             sprt=None if test is None else SprtStanding(test.status, test.candidate, test.words),
+            time_losses=losses,
         )
-        st.warnings.extend(time_loss_warnings(latest, self.names))
+        st.warnings.extend(losses)
         return st
 
     def write(self, st: Standings, title: str | None = None) -> None:

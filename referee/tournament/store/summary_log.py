@@ -110,6 +110,11 @@ class _Rows(Sequence[GameSummary]):
         log, rows = self._log_rows()
         return map(log.slot_of, rows)
 
+    def events(self) -> Iterator[str | None]:
+        """These rows' events, read from the columns (no summary is made)."""
+        log, rows = self._log_rows()
+        return map(log.event_of, rows)
+
     def rated(self) -> SummaryView:
         """These rows but the void games', as a view (read from the columns: no summary
         is made)."""
@@ -260,6 +265,11 @@ class SummaryLog(_Rows):
             return self._whole[k].slot
         ends = self._id_ends
         return self._ids[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
+
+    def event_of(self, k: int) -> str | None:
+        if self._flags[k] & _WHOLE:
+            return self._whole[k].event
+        return self._texts[self._events[k]]
 
     def is_void(self, k: int) -> bool:
         if self._flags[k] & _WHOLE:
