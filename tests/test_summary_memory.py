@@ -1,5 +1,5 @@
-"""A run keeps one summary a game for its whole length (the referee, and its standings
-process, which is sent each one pickled): the text every summary repeats is one object,
+"""A summary as an object (what a pass over a run's games makes, one at a time; a run keeps
+them in columns, tests/test_summary_log.py): the text every summary repeats is one object,
 however the summary was made (from the record, read from a results line, unpickled), and
 a summary read from a line holds a few hundred bytes."""
 
@@ -76,7 +76,7 @@ def test_summaries_of_records_share_their_text() -> None:
 
 
 def test_unpickled_summaries_are_equal_and_share_their_text() -> None:
-    # The runner sends each summary to its standings process as it is recorded: one pickle each.
+    # Pickled whole: a log's summaries it keeps as given, a plan's.
     summaries = [parse_summary(line) for line in _lines(20)]
     back = [pickle.loads(pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL)) for s in summaries]
     assert back == summaries

@@ -511,7 +511,7 @@ class BotSummary:
     stats: BotStats
 
     def __setstate__(self, state: list[Any]) -> None:
-        """Unpickled (the standings process gets every summary so): its label shared."""
+        """Unpickled (see :meth:`GameSummary.__setstate__`): its label shared."""
         object.__setattr__(self, "label", _shared(state[0]))
         object.__setattr__(self, "stats", state[1])
 
@@ -519,8 +519,9 @@ class BotSummary:
 @dataclass(frozen=True, slots=True)
 class GameSummary:
     """What standings, resume and duplicate checks need of a game, without its turns: a few
-    hundred bytes where a whole record of a long game is tens of kilobytes, so a run of
-    100,000 games keeps these in memory, not the records. ``moves`` is a hash of the
+    hundred bytes where a whole record of a long game is tens of kilobytes, so a run keeps
+    these, not the records (in columns, a hundred-odd bytes a game:
+    :class:`~referee.tournament.store.summary_log.SummaryLog`). ``moves`` is a hash of the
     seats' labels, the setup and every turn: two games with equal ``moves`` repeat each
     other move for move (hash collisions aside)."""
 
@@ -537,8 +538,8 @@ class GameSummary:
     """The name of the tournament that played it (its record's ``tournament.name``)."""
 
     def __setstate__(self, state: list[Any]) -> None:
-        """Unpickled (the standings process gets every summary so): the text every summary
-        repeats shared, as when read from a results file (see :func:`_shared`)."""
+        """Unpickled (a log's summaries it could not keep in columns, a plan's): the text
+        every summary repeats shared, as when read from a results file (see :func:`_shared`)."""
         values = dict(zip(_SUMMARY_FIELDS, state, strict=True))
         values["labels"] = tuple(_shared(label) for label in values["labels"])
         values["pair_key"] = _shared(values["pair_key"])
