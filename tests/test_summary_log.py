@@ -107,6 +107,7 @@ def test_every_summary_comes_back_equal(given: list[GameSummary]) -> None:
     for s in given:
         rows = [k for k, r in enumerate(given) if r.slot == s.slot]
         assert log.rows_of(s.slot) == rows and back.rows_of(s.slot) == rows
+        assert all(log.rows_like(k) == rows for k in rows)
     assert log.rows_of("no such slot") == []
 
 

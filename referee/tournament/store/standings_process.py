@@ -115,11 +115,10 @@ class Prefix:
         records = self.worker.records
         replaced = False
         for k in range(self.count, count):
-            r = records.row(k)
-            earlier = records.rows_of(r.slot)
+            earlier = records.rows_like(k)
             if earlier[0] == k:  # the slot's first record
                 if not replaced:
-                    self.running.add(r)
+                    self.running.add(records.row(k))
             elif all(records.is_void(j) for j in earlier if j < k):
                 replaced = True  # it replaces a void one (latest_records)
             # else a record after one with a result: not rated (latest_records drops it)

@@ -333,6 +333,13 @@ class SummaryLog(_Rows):
         first = self.first_row(slot)
         return [] if first is None else [first]
 
+    def rows_like(self, k: int) -> list[int]:
+        """Every row whose slot is row ``k``'s, in order: ``rows_of(slot_of(k))`` without
+        the slot's text or a probe of the table for a slot recorded once."""
+        if not self._flags[k] & _REPEATED:
+            return [k]
+        return list(self._repeats[self.slot_of(k)])
+
     def latest(self, stop: int | None = None, warnings: list[str] | None = None) -> SummaryView:
         """:func:`~referee.tournament.store.folder.latest_records` of the first ``stop``
         rows (all: None), as a view: one row per slot, the first with a result, else the
