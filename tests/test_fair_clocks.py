@@ -122,8 +122,10 @@ def _stopper(*extra: str) -> list[str]:
     return [*fakebot_argv("--seed", "3", "--fault", "stop-referee", "--after", "2", "--stop", "1.0"), *extra]
 
 
-def _match(tmp_path: Path, first: list[str], *options: str, said: str | None = None) -> list[GameRecord]:
+def _match(tmp_path: Path, first: list[str], *options: str) -> list[GameRecord]:
+    """One game of ``vastuz match`` in ``tmp_path / "m"`` (its output in ``stdout.txt``)."""
     out = tmp_path / "m"
+    tmp_path.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
         [
             sys.executable, "-m", "referee.cli", "match", shlex.join(first),
@@ -133,8 +135,7 @@ def _match(tmp_path: Path, first: list[str], *options: str, said: str | None = N
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    if said is not None:
-        assert said in done.stdout, done.stdout
+    (tmp_path / "stdout.txt").write_text(done.stdout)
     return [parse_line(line) for line in (out / "results.jsonl").read_text().splitlines()]
 
 
@@ -145,13 +146,35 @@ def _latest(records: list[GameRecord]) -> TurnEntry:
     return max(late, key=lambda t: t.late or 0.0)
 
 
+def _stopped_in_the_write(records: list[GameRecord], label: str) -> bool:
+    """Whether the stop landed before the referee stamped its write of the genmove: on a
+    loaded machine the write wakes the bot and the referee can be preempted before its
+    stamp. The bot's clock then starts after the stop (fair: it is not charged) and the
+    referee's own overhead holds the second, so there is no late look to see: such a try
+    proves nothing about lateness."""
+    late = any(t.late is not None for r in records for t in r.turns)
+    overhead = sum(
+        b.stats.overhead_us * b.stats.requests
+        for r in records
+        for b in r.bots
+        if b.label == label and b.stats
+    )
+    return not late and overhead >= 0.5e6
+
+
 def test_a_stopped_run_does_not_forfeit_a_bot_that_answered(tmp_path: Path) -> None:
     # SIGSTOP of the referee for 1 s across a 0.3 s deadline, the answer in the pipe within
-    # a few ms: the game goes on to its end, and the record shows the lateness.
-    (record,) = _match(
-        tmp_path, _stopper(), "--per-move", "0.1", "--margin", "0.2", said="referee: looked late at "
-    )
-    assert record.termination.value == "score", record.reason
+    # a few ms: the game goes on to its end, and the record shows the lateness. A stop that
+    # lands inside the referee's write is fair but proves nothing here (see
+    # _stopped_in_the_write): the match is played again, up to five times.
+    for attempt in range(5):
+        folder = tmp_path / str(attempt)
+        (record,) = _match(folder, _stopper(), "--per-move", "0.1", "--margin", "0.2")
+        assert record.termination.value == "score", record.reason
+        if not _stopped_in_the_write([record], record.bots[0].label):
+            break
+    said = (folder / "stdout.txt").read_text()
+    assert "referee: looked late at " in said, said
     turn = _latest([record])
     assert turn.late is not None and turn.late >= 0.5
     assert turn.seconds is not None and turn.seconds < 0.3  # the stop is not the bot's time
@@ -163,7 +186,7 @@ def test_a_stopped_run_does_not_forfeit_a_bot_that_answered(tmp_path: Path) -> N
     assert line is not None and line.startswith("referee: looked late at ")
     # `vastuz report` says it too.
     shown = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "report", str(tmp_path / "m")],
+        [sys.executable, "-m", "referee.cli", "report", str(folder / "m")],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert shown.returncode == 0, shown.stderr
@@ -198,23 +221,29 @@ def test_a_bot_later_than_a_stopped_run_still_loses_on_time(tmp_path: Path) -> N
 
 
 def test_a_stopped_referee_process_does_not_forfeit_a_bot(tmp_path: Path) -> None:
-    # With --processes the bot's parent is a referee process: SIGSTOP of that one.
+    # With --processes the bot's parent is a referee process: SIGSTOP of that one (played
+    # again, up to five times, when the stop lands inside the write: _stopped_in_the_write).
     bots = [
         {"name": "stopper", "command": _stopper(), "cwd": str(ROOT)},
         {"name": "plain", "command": list(fakebot_argv("--seed", "5")), "cwd": str(ROOT)},
     ]
-    config = write_config(
-        tmp_path, bots, board_size=4, opening="empty", time_control={"per_move": 0.1, "margin": 0.2},
-        schedule={"kind": "round_robin", "games_per_pair": 2}, concurrency=2, executor={"processes": 2},
-    )  # fmt: skip
-    done = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "tournament", str(config), "--quiet"],
-        cwd=ROOT, capture_output=True, text=True, timeout=180, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
-    records = [parse_line(x) for x in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
-    assert len(records) == 2
-    assert all(r.termination.value == "score" for r in records), [r.reason for r in records]
+    for attempt in range(5):
+        folder = tmp_path / str(attempt)
+        folder.mkdir()
+        config = write_config(
+            folder, bots, board_size=4, opening="empty", time_control={"per_move": 0.1, "margin": 0.2},
+            schedule={"kind": "round_robin", "games_per_pair": 2}, concurrency=2, executor={"processes": 2},
+        )  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "referee.cli", "tournament", str(config), "--quiet"],
+            cwd=ROOT, capture_output=True, text=True, timeout=180, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        records = [parse_line(x) for x in (folder / "out" / "results.jsonl").read_text().splitlines()]
+        assert len(records) == 2
+        assert all(r.termination.value == "score" for r in records), [r.reason for r in records]
+        if not _stopped_in_the_write(records, "stopper"):
+            break
     turn = _latest(records)
     assert turn.late is not None and turn.late >= 0.5
     assert "referee: looked late at " in done.stdout
