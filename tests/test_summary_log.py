@@ -10,15 +10,19 @@ import dataclasses
 import gc
 import pickle
 import random
+import re
 import subprocess
 import sys
 import tracemalloc
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.play.records import BotStats, BotSummary, FaultEntry, GameSummary, Termination, parse_summary
+from referee.ratings.history import rating_history
+from referee.ratings.report import game_result
 from referee.tournament.store.folder import foreign, latest_records
 from referee.tournament.store.summary_log import SummaryLog, SummaryView
 from tests.test_standings_off_path import summaries as made_up
@@ -82,6 +86,21 @@ def _same(a: GameSummary, b: GameSummary) -> None:
             assert type(getattr(x.stats, name)) is type(getattr(y.stats, name)), name
 
 
+def _same_results(rows: SummaryLog | SummaryView, games: Sequence[GameSummary]) -> None:
+    """``rows.results()`` is ``game_result`` of each of ``games`` but the void ones', or
+    raises as it does (a game of one bot against itself)."""
+    try:
+        expected = [r for r in map(game_result, games) if r is not None]
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            rows.results()
+        return
+    got = rows.results()
+    assert got == expected
+    for x, y in zip(got, expected, strict=True):
+        assert type(x.score_a) is type(y.score_a) and type(x.pair) is type(y.pair)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_summary(), max_size=30))
 def test_every_summary_comes_back_equal(given: list[GameSummary]) -> None:
@@ -102,8 +121,11 @@ def test_every_summary_comes_back_equal(given: list[GameSummary]) -> None:
         s.slot for s in given[1::3]
     ]
     assert list(log[::2].rated()) == [s for s in given[::2] if not s.is_void]
+    _same_results(log, given)
+    _same_results(log[1::3], given[1::3])
     back = pickle.loads(pickle.dumps(log, protocol=pickle.HIGHEST_PROTOCOL))
     assert back == given
+    _same_results(back[::-1], given[::-1])
     for s in given:
         rows = [k for k, r in enumerate(given) if r.slot == s.slot]
         assert log.rows_of(s.slot) == rows and back.rows_of(s.slot) == rows
@@ -207,3 +229,19 @@ def test_the_records_that_are_not_the_folders_are_told_apart_in_a_log() -> None:
     clean = [r for r in records if r.event == "t" and r.labels != ("r", "p")]
     log = SummaryLog(clean)
     assert foreign(log, ["t"], misfits) == (log, None)  # nothing to drop: the log itself
+
+
+def test_a_rating_history_from_the_columns_is_the_lists() -> None:
+    # A page's rating history reads a log's rating view from its columns: the same points,
+    # to the last bit, as from the summaries themselves.
+    names = ["p", "q", "r", "s"]
+    for seed in range(4):
+        records = made_up(seed, 400, names)
+        log = SummaryLog(records)
+        view = latest_records(log)
+        assert isinstance(view, SummaryView)
+        for games, listed in ((log, records), (view, list(view)), (log[:37], records[:37])):
+            assert rating_history(games, names) == rating_history(list(listed), names)
+            assert rating_history(games, names, anchor="q", anchor_rating=1000.0, checkpoints=5) == (
+                rating_history(list(listed), names, anchor="q", anchor_rating=1000.0, checkpoints=5)
+            )

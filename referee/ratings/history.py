@@ -6,15 +6,27 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 from referee.play.records import GameSummary
 from referee.ratings.elo import RunningCounts
+from referee.ratings.model import GameResult
 from referee.ratings.report import game_result
 from referee.ratings.sprt import Sprt
 
 CHECKPOINTS = 24
 """Points of a rating history: a fit each (point estimates, no resampling)."""
 MAX_LLR_POINTS = 400
+
+
+@runtime_checkable
+class RatedGames(Protocol):
+    """Games that give their rating view themselves, without making each record (a run's
+    summaries kept in columns: :class:`~referee.tournament.store.summary_log.SummaryLog`)."""
+
+    def results(self) -> list[GameResult]:
+        """``game_result`` of each game, the void ones left out, in order."""
+        ...
 
 
 def rating_history(
@@ -33,7 +45,10 @@ def rating_history(
     least (or at most), which takes the intervals of that prefix; a line then rises as the
     evidence grows and meets the estimate once the bot drops a point. A bot is left out of
     a point where it has no rating yet, or where nothing places it (a NaN rating)."""
-    results = [r for r in (game_result(g) for g in games) if r is not None]
+    if isinstance(games, RatedGames):
+        results = games.results()
+    else:
+        results = [r for r in (game_result(g) for g in games) if r is not None]
     if not results:
         return []
     step = max(1, len(results) // checkpoints)

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
 from referee.play.records import BotStats, BotSummary, FaultEntry, GameSummary, Termination
+from referee.ratings.model import GameResult
+from referee.ratings.report import game_result
 
 _TERMS = tuple(Termination)
 _TERM_CODE = {t: k for k, t in enumerate(_TERMS)}
@@ -114,6 +116,13 @@ class _Rows(Sequence[GameSummary]):
         """These rows' events, read from the columns (no summary is made)."""
         log, rows = self._log_rows()
         return map(log.event_of, rows)
+
+    def results(self) -> list[GameResult]:
+        """The rating view of these rows' rated games, in order: ``game_result`` of each
+        summary but the void ones', read from the columns (no summary is made). A page's
+        rating history takes one pass over every game of the run: this is that pass."""
+        log, rows = self._log_rows()
+        return log._results(rows)
 
     def rated(self) -> SummaryView:
         """These rows but the void games', as a view (read from the columns: no summary
@@ -311,6 +320,37 @@ class SummaryLog(_Rows):
             self._moves[k],
             texts[self._events[k]],
         )
+
+    def _results(self, rows: Iterable[int]) -> list[GameResult]:
+        flags, terms, winners, texts, labels = (
+            self._flags,
+            self._terms,
+            self._winners,
+            self._texts,
+            self._labels,
+        )
+        pairs, ends = self._pairs, self._pair_ends
+        out: list[GameResult] = []
+        add = out.append
+        for k in rows:
+            f = flags[k]
+            if f & _WHOLE:
+                whole = game_result(self._whole[k])
+                if whole is not None:
+                    add(whole)
+                continue
+            if terms[k] == _VOID:
+                continue
+            winner = winners[k]
+            a, b = texts[labels[2 * k]], texts[labels[2 * k + 1]]
+            assert a is not None and b is not None
+            pair = (
+                None
+                if f & _PAIR_NONE
+                else pairs[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
+            )
+            add(GameResult(a, b, 0.5 if winner == _NO_WINNER else 1.0 if winner == 0 else 0.0, pair))
+        return out
 
     def first_row(self, slot: str) -> int | None:
         """The first row whose slot is ``slot``, None if none is."""
