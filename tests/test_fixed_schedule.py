@@ -1,7 +1,7 @@
-"""A fixed schedule made one game at a time (:class:`FixedSchedule`) is the list it replaced,
-game for game; its slots are found from their text, and nothing else is; a plan over it
-counts, lists and refuses the same games as over the list; and a schedule of a million
-games takes no memory until it is played."""
+"""A fixed schedule made one game at a time (:class:`FixedSchedule`, and a match's,
+:class:`MatchSchedule`) is the list it replaced, game for game; its slots are found from
+their text, and nothing else is; a plan over it counts, lists and refuses the same games as
+over the list; and a schedule of a million games takes no memory until it is played."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import pytest
 
 from referee.play.records import BotStats, BotSummary, GameSummary, Termination
 from referee.play.spec import Opening, OpeningKind
-from referee.tournament.plans.fixed import FixedPlan, FixedSchedule, GauntletSpec, RoundRobinSpec
+from referee.tournament.plans.fixed import FixedGames, FixedPlan, FixedSchedule, GauntletSpec, RoundRobinSpec
+from referee.tournament.plans.match import MatchSpec
 from referee.tournament.plans.plan import Field, OpeningPolicy, misfits_of
 from referee.tournament.slots import ScheduledGame, colour_reversed
 
@@ -121,6 +122,24 @@ def _summary(slot: str, labels: tuple[str, str]) -> GameSummary:
     return GameSummary(slot, slot, labels, 0, Termination.SCORE, None, None, bots, 0)
 
 
+def listed_games(games: list[ScheduledGame], done: set[str]) -> FixedGames:
+    """FixedPlan.games over a list of the schedule, as it was (the reference)."""
+    played = sum(1 for g in games if g.slot in done)
+    pending = (g for g in games if g.slot not in done) if done else iter(games)
+    return FixedGames(pending, len(games) - played, len(games))
+
+
+def _same_plan(plan: FixedPlan, games: list[ScheduledGame], rng: random.Random, others: set[str]) -> None:
+    """``plan`` counts and lists the games left as over the list ``games``, with a share of
+    them done and ``others`` (slots it does not have) recorded too."""
+    assert plan.total == len(games)
+    for share in (0.0, 0.3, 1.0):
+        done = {g.slot for g in games if rng.random() < share} | others
+        a, b = plan.games(done), listed_games(games, done)
+        assert (a.remaining, a.resumed, a.available()) == (b.remaining, b.resumed, b.available())
+        assert list(a) == list(b) == [g for g in games if g.slot not in done]
+
+
 def test_a_plan_over_it_counts_lists_and_refuses_as_over_the_list() -> None:
     rng = random.Random(3)
     for spec in SPECS:
@@ -128,13 +147,8 @@ def test_a_plan_over_it_counts_lists_and_refuses_as_over_the_list() -> None:
         if isinstance(spec, GauntletSpec) and spec.challengers[0] not in field.names:
             continue
         games = listed(spec, field)
-        lazy, full = FixedPlan(FixedSchedule(spec, field)), FixedPlan(games)
-        assert lazy.total == full.total == len(games)
-        for share in (0.0, 0.3, 1.0):
-            done = {g.slot for g in games if rng.random() < share} | {"r1-not+ours-01", "elsewhere"}
-            a, b = lazy.games(done), full.games(done)
-            assert (a.remaining, a.resumed, a.available()) == (b.remaining, b.resumed, b.available())
-            assert list(a) == list(b) == [g for g in games if g.slot not in done]
+        lazy = FixedPlan(FixedSchedule(spec, field))
+        _same_plan(lazy, games, rng, {"r1-not+ours-01", "elsewhere"})
         found = [_summary(g.slot, (g.first, g.second)) for g in rng.sample(games, min(len(games), 12))]
         found += [
             _summary(games[0].slot, (games[0].second, games[0].first)),  # its bots the other way round
@@ -181,3 +195,65 @@ def test_a_gauntlets_matches_are_the_standings_of_each_ones_games() -> None:
     assert sum(row[2] for row in expected) > 0
     for row, match in zip(section.rows, section.data["matches"], strict=True):  # type: ignore[arg-type]
         assert (match["challenger"], match["opponent"], match["games"]) == row[:3]
+
+
+# ---------------------------------------------------------------------- a match
+
+
+def listed_match(games: int, field: Field) -> list[ScheduledGame]:
+    """A match's schedule as it was built before, a list of every game (the reference)."""
+    a, b = field.names
+    out: list[ScheduledGame] = []
+    for k in range((games + 1) // 2):
+        pair = colour_reversed(
+            a,
+            b,
+            mode=field.mode,
+            pair_key=f"{a}+{b}-c{k + 1:04d}",
+            slot="g{:04d}",
+            index=2 * k,
+            game=2 * k + 1,
+            opening=field.opening(k),
+        )
+        out.extend(pair[: games - 2 * k])
+    return out
+
+
+def test_a_match_is_its_listed_games_and_found_by_their_slots_only() -> None:
+    rng = random.Random(5)
+    for field in (f for f in _fields() if len(f.names) == 2):
+        for games in (1, 2, 3, 10, 11, 120):
+            expected = listed_match(games, field)
+            schedule = MatchSpec(games).games_of(field)
+            assert len(schedule) == games and list(schedule) == expected
+            assert [schedule[k] for k in range(-games, 0)] == expected
+            assert schedule[1:9:3] == expected[1:9:3]
+            for game in expected:
+                assert schedule.find(game.slot) == game
+            for slot in (f"g{games + 1:04d}", "g0000", "g00001", "g1", "g0001\n", "x", "", "r1-a+b-01"):
+                assert schedule.find(slot) is None, slot
+            plan = MatchSpec(games).make_plan(field)
+            _same_plan(plan, expected, rng, {f"g{games + 1:04d}", "elsewhere"})
+            a, b = field.names
+            found = [_summary(g.slot, (g.first, g.second)) for g in expected[:5]]
+            found += [_summary("g0001", (b, a)), _summary(f"g{games + 1:04d}", (a, b))]
+            found += [_summary("g01", (a, b))]
+            assert plan.misfits(found) == misfits_of(expected, found) == found[-3:]
+    slots = [g.slot for g in MatchSpec(10_001).games_of(Field(NAMES[:2], OpeningKind.PIE))]
+    assert slots[9_998:] == ["g9999", "g10000", "g10001"]
+
+
+def test_a_match_of_a_million_games_takes_no_memory_until_played() -> None:
+    field = Field(NAMES[:2], OpeningKind.RANDOM, OPENINGS)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        plan = MatchSpec(1_000_000).make_plan(field)
+        pending = plan.games({"g0001"})
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert plan.total == 1_000_000 and pending.remaining == 999_999
+    assert next(iter(pending)) == listed_match(2, field)[1]
+    assert held < 100_000, held  # as a list of its games: about 370 MB

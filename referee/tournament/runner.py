@@ -55,7 +55,7 @@ from referee.tournament.executors.batch import GameSettings, Played
 from referee.tournament.executors.choose import executor_for
 from referee.tournament.executors.local import Executor
 from referee.tournament.executors.pool import DEFAULT_START_FAILURE_LIMIT, StartFailures
-from referee.tournament.plans.fixed import FixedPlan
+from referee.tournament.plans.fixed import NO_GAMES, FixedPlan
 from referee.tournament.plans.plan import Pending, Plan, TestView
 from referee.tournament.progress import Progress, TournamentResult, cpu_lines, game_line, header
 from referee.tournament.slots import ScheduledGame
@@ -117,7 +117,7 @@ class Tournament:
                 config, self.settings, self.folder / LOGS, say=self.say, stop=self.stop_after_games_in_flight
             )
         )
-        self.plan: Plan = FixedPlan([])
+        self.plan: Plan = FixedPlan(NO_GAMES)
         self._in_flight = 0  # games being played now
         self._game_recorded = trio.Event()  # set (and replaced) whenever a game ends
         self._written = trio.Event()  # set when a record is written and not synced yet (see _sync)

@@ -45,7 +45,6 @@ from referee.tournament.plans.plan import (
     OpeningPolicy,
     Quiet,
     TestView,
-    misfits_of,
 )
 from referee.tournament.slots import ScheduledGame
 
@@ -241,23 +240,23 @@ def schedule_games(
     return list(FixedSchedule(spec, Field(tuple(names), mode, tuple(openings))))
 
 
-class FixedSchedule(Sequence[ScheduledGame]):
-    """A fixed kind's games in schedule order, each made from its index when asked for: a
-    schedule of a million games takes no memory until it is played (as a list, about 370
-    bytes a game). Round ``r`` holds couple ``j`` of every pair before couple ``j + 1``;
-    a couple is two games with the roles swapped (see the module docstring)."""
-
-    def __init__(self, spec: _Fixed, field: Field) -> None:
-        self.pairs = spec.pairings(field.names)
-        self.couples = spec.games_per_pair // 2
-        self.rounds = spec.rounds
-        self.field = field
-        self.per_round = 2 * self.couples * len(self.pairs)
-        self._slots = {pair: f"-{pair[0]}+{pair[1]}-" for pair in self.pairs}
-        self._pair_of = {text: k for k, text in enumerate(self._slots.values())}
+class Schedule(Sequence[ScheduledGame]):
+    """A schedule known in full before the first game, each game made from its index when
+    asked for (:meth:`game`) and found from its slot's text (:meth:`find`): a schedule of a
+    million games takes no memory until it is played (as a list, about 370 bytes a game),
+    and a plan counts and checks recorded games without a table of the whole schedule."""
 
     def __len__(self) -> int:
-        return self.rounds * self.per_round
+        raise NotImplementedError
+
+    def game(self, k: int) -> ScheduledGame:
+        """Game ``k`` (``0 <= k < len(self)``)."""
+        raise NotImplementedError
+
+    def find(self, slot: str) -> ScheduledGame | None:
+        """The game whose slot is ``slot``, None if none is: the index read from the slot,
+        without a pass over the schedule."""
+        raise NotImplementedError
 
     @overload
     def __getitem__(self, index: int) -> ScheduledGame: ...
@@ -273,8 +272,37 @@ class FixedSchedule(Sequence[ScheduledGame]):
     def __iter__(self) -> Iterator[ScheduledGame]:
         return map(self.game, range(len(self)))
 
+
+class _NoGames(Schedule):
+    def __len__(self) -> int:
+        return 0
+
+    def find(self, slot: str) -> ScheduledGame | None:
+        return None
+
+
+NO_GAMES: Schedule = _NoGames()
+"""The schedule of a run before its plan is made."""
+
+
+class FixedSchedule(Schedule):
+    """A round robin's or a gauntlet's games in schedule order (see :class:`Schedule`).
+    Round ``r`` holds couple ``j`` of every pair before couple ``j + 1``; a couple is two
+    games with the roles swapped (see the module docstring)."""
+
+    def __init__(self, spec: _Fixed, field: Field) -> None:
+        self.pairs = spec.pairings(field.names)
+        self.couples = spec.games_per_pair // 2
+        self.rounds = spec.rounds
+        self.field = field
+        self.per_round = 2 * self.couples * len(self.pairs)
+        self._slots = {pair: f"-{pair[0]}+{pair[1]}-" for pair in self.pairs}
+        self._pair_of = {text: k for k, text in enumerate(self._slots.values())}
+
+    def __len__(self) -> int:
+        return self.rounds * self.per_round
+
     def game(self, k: int) -> ScheduledGame:
-        """Game ``k`` (``0 <= k < len(self)``)."""
         field = self.field
         round_, rest = divmod(k, self.per_round)
         round_ += 1
@@ -303,8 +331,7 @@ class FixedSchedule(Sequence[ScheduledGame]):
         )
 
     def find(self, slot: str) -> ScheduledGame | None:
-        """The game whose slot is ``slot`` (``r{round}-{x}+{y}-{game:02d}``), None if none is:
-        the index read from the slot, without a pass over the schedule."""
+        # r{round}-{x}+{y}-{game:02d}
         found = _SLOT.fullmatch(slot)
         if found is None:
             return None
@@ -328,7 +355,7 @@ class FixedPlan(Quiet):
     open_ended = False
     waits_for_games_in_flight = False
 
-    def __init__(self, schedule: Sequence[ScheduledGame]) -> None:
+    def __init__(self, schedule: Schedule) -> None:
         self.schedule = schedule
 
     @property
@@ -337,10 +364,7 @@ class FixedPlan(Quiet):
 
     def games(self, done: set[str]) -> FixedGames:
         schedule = self.schedule
-        if isinstance(schedule, FixedSchedule):  # counted without a pass over it
-            played = sum(1 for slot in done if schedule.find(slot) is not None)
-        else:
-            played = sum(1 for g in schedule if g.slot in done)
+        played = sum(1 for slot in done if schedule.find(slot) is not None)  # no pass over it
         pending = (g for g in schedule if g.slot not in done) if done else iter(schedule)
         return FixedGames(pending, len(schedule) - played, len(schedule))
 
@@ -352,8 +376,6 @@ class FixedPlan(Quiet):
 
     def misfits(self, found: Iterable[GameSummary]) -> list[GameSummary]:
         schedule = self.schedule
-        if not isinstance(schedule, FixedSchedule):
-            return misfits_of(schedule, found)
         out = []
         for r in found:  # each found by its slot, not a table of the whole schedule
             game = schedule.find(r.slot)
@@ -367,9 +389,7 @@ class GauntletPlan(FixedPlan):
     each opponent (what cutechess and fastchess print): the opponents never meet, so the
     joint leaderboard's order among them says little."""
 
-    def __init__(
-        self, schedule: Sequence[ScheduledGame], challengers: Sequence[str], names: Sequence[str]
-    ) -> None:
+    def __init__(self, schedule: Schedule, challengers: Sequence[str], names: Sequence[str]) -> None:
         super().__init__(schedule)
         self.challengers = tuple(challengers)
         self.opponents = tuple(n for n in names if n not in self.challengers)

@@ -14,14 +14,15 @@ games (with random openings the opening list, which is, grows with it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
 from referee.play.records import GameSummary
-from referee.tournament.plans.fixed import FixedPlan
+from referee.tournament.plans.fixed import FixedPlan, Schedule
 from referee.tournament.plans.plan import MAX_SCHEDULE_GAMES, Checks, Field, TestView
-from referee.tournament.slots import ScheduledGame, colour_reversed
+from referee.tournament.slots import ScheduledGame
 
 
 @dataclass(frozen=True)
@@ -58,24 +59,10 @@ class MatchSpec:
     def fingerprint(self) -> dict[str, object]:
         return {"kind": self.kind}
 
-    def games_of(self, field: Field) -> list[ScheduledGame]:
+    def games_of(self, field: Field) -> MatchSchedule:
         if len(field.names) != 2:
             raise ValueError(f"a match is between exactly two bots, got {len(field.names)}")
-        a, b = field.names
-        games: list[ScheduledGame] = []
-        for k in range((self.games + 1) // 2):
-            pair = colour_reversed(
-                a,
-                b,
-                mode=field.mode,
-                pair_key=f"{a}+{b}-c{k + 1:04d}",
-                slot="g{:04d}",
-                index=2 * k,
-                game=2 * k + 1,
-                opening=field.opening(k),
-            )
-            games.extend(pair[: self.games - 2 * k])
-        return games
+        return MatchSchedule(self.games, field)
 
     def check(self, field: Field) -> None:
         self.games_of(field)
@@ -88,3 +75,44 @@ class MatchSpec:
 
     def make_plan(self, field: Field, recorded: Iterable[GameSummary] = ()) -> FixedPlan:
         return FixedPlan(self.games_of(field))
+
+
+class MatchSchedule(Schedule):
+    """A match's games (see the module docstring), each made from its index when asked for."""
+
+    def __init__(self, games: int, field: Field) -> None:
+        self.games = games
+        self.field = field
+        self.a, self.b = field.names
+
+    def __len__(self) -> int:
+        return self.games
+
+    def game(self, k: int) -> ScheduledGame:
+        a, b = self.a, self.b
+        couple, again = divmod(k, 2)
+        return ScheduledGame(
+            slot=f"g{k + 1:04d}",
+            index=k,
+            round=1,
+            pair=(a, b),
+            game=k + 1,
+            mode=self.field.mode,
+            first=b if again else a,
+            second=a if again else b,
+            pair_key=f"{a}+{b}-c{couple + 1:04d}",
+            opening=self.field.opening(couple),
+        )
+
+    def find(self, slot: str) -> ScheduledGame | None:
+        found = _SLOT.fullmatch(slot)
+        if found is None:
+            return None
+        k = int(found[1]) - 1
+        if not 0 <= k < self.games:
+            return None
+        game = self.game(k)
+        return game if game.slot == slot else None  # "g00001": not how it is written
+
+
+_SLOT = re.compile(r"g(\d+)", re.ASCII)
