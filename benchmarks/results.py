@@ -12,6 +12,8 @@ memory is its own:
   first resume also writes standings.html (replays of the latest 10,000 games), the second
   finds it current;
 * ``vastuz report`` of the folder;
+* a page's rating history of the run (its charts), CPU: read from the summaries' columns,
+  and with a summary made a game (as before);
 * loading whole records, for comparison, on the first ``--whole`` games.
 """
 
@@ -128,6 +130,23 @@ else:
         from referee.tournament.runner import Tournament
         result = trio.run(Tournament(load_config(config_path), out=io.StringIO(), quiet=True).run)
         out.update(played=result.played, resumed=result.resumed)
+    elif what == "history":
+        from referee.ratings.history import rating_history
+        from referee.tournament.config.loading import load_config
+        from referee.tournament.store.folder import latest_records
+        from referee.tournament.store.results import ResultsFile
+        names = load_config(config_path).bot_names
+        view = latest_records(ResultsFile(Path(folder) / "results.jsonl").summaries().records)
+        began = time.process_time()
+        columns = rating_history(view, names)
+        middle = time.process_time()
+        made = rating_history((s for s in view), names)  # a summary made a game, as before
+        out.update(
+            games=len(view),
+            columns_cpu_s=round(middle - began, 3),
+            summaries_cpu_s=round(time.process_time() - middle, 3),
+            same=columns == made,
+        )
     else:
         from referee.tournament.store.folder import load_standings
         st, _ = load_standings(Path(folder))
@@ -171,6 +190,7 @@ def main() -> None:
             ("resume", "resume (writes standings.html first)"),
             ("resume", "resume again (the page is current)"),
             ("report", "vastuz report (with intervals)"),
+            ("history", "a page's rating history (its charts)"),
             ("whole", f"load whole records, first {args.whole}"),
         ):
             result = measure(what, folder, config_path, args.whole)
