@@ -12,8 +12,8 @@ memory is its own:
   first resume also writes standings.html (replays of the latest 10,000 games), the second
   finds it current;
 * ``vastuz report`` of the folder;
-* a page's rating history of the run (its charts), CPU: read from the summaries' columns,
-  and with a summary made a game (as before);
+* a page's rating history and an SPRT's LLR history of the run (its charts), CPU: read
+  from the summaries' columns, and with a summary made a game (as before);
 * loading whole records, for comparison, on the first ``--whole`` games.
 """
 
@@ -137,14 +137,22 @@ else:
         from referee.tournament.store.results import ResultsFile
         names = load_config(config_path).bot_names
         view = latest_records(ResultsFile(Path(folder) / "results.jsonl").summaries().records)
-        began = time.process_time()
-        columns = rating_history(view, names)
-        middle = time.process_time()
-        made = rating_history((s for s in view), names)  # a summary made a game, as before
+        from referee.ratings.history import llr_history
+        from referee.ratings.sprt import Sprt
+        test = Sprt(0.0, 10.0)
+        cpu = time.process_time
+        t0 = cpu()
+        columns = rating_history(view, names), llr_history(view, test, names[0])
+        t1 = cpu()
+        made = (  # a summary made a game, as before
+            rating_history((s for s in view), names),
+            llr_history((s for s in view), test, names[0]),
+        )
+        t2 = cpu()
         out.update(
             games=len(view),
-            columns_cpu_s=round(middle - began, 3),
-            summaries_cpu_s=round(time.process_time() - middle, 3),
+            columns_cpu_s=round(t1 - t0, 3),
+            summaries_cpu_s=round(t2 - t1, 3),
             same=columns == made,
         )
     else:
@@ -190,7 +198,7 @@ def main() -> None:
             ("resume", "resume (writes standings.html first)"),
             ("resume", "resume again (the page is current)"),
             ("report", "vastuz report (with intervals)"),
-            ("history", "a page's rating history (its charts)"),
+            ("history", "a page's rating and LLR histories"),
             ("whole", f"load whole records, first {args.whole}"),
         ):
             result = measure(what, folder, config_path, args.whole)

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 from processes import processes_with
 
+from referee.play.records import GameRecord
 from referee.tournament.config.values import TournamentConfig
 from referee.tournament.slots import ScheduledGame
 from referee.tournament.store.results import ResultsFile
@@ -139,3 +140,19 @@ def on_fsync(monkeypatch: Any, path: Path, before: Callable[[], None]) -> None:
         real(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
+
+
+def stopped_in_the_write(records: list[GameRecord], stop: float) -> bool:
+    """Whether a bot's SIGSTOP of the referee (``stop`` seconds, the fakebot's
+    ``stop-referee``, with instant bots) landed outside the bot's clock: before the
+    referee stamped its write of the genmove (on a loaded machine the write wakes the bot,
+    and the referee can be preempted before its stamp). The bot's clock then starts after
+    the stop (fair: it is not charged), the referee's own time holds it, and no look is
+    late by the stop (a look a few ms late, from the load, may be): such a try proves
+    nothing about lateness, and a test plays it again."""
+    late = any(t.late is not None and t.late >= stop / 2 for r in records for t in r.turns)
+    charged = any(t.seconds is not None and t.seconds >= stop / 2 for r in records for t in r.turns)
+    own = sum(
+        (r.referee_overhead_us or 0.0) * sum(b.stats.requests for b in r.bots if b.stats) for r in records
+    )
+    return not late and not charged and own >= stop / 2 * 1e6

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import trio
 from conftest import fakebot_argv
-from runs import ROOT, write_config
+from runs import ROOT, stopped_in_the_write, write_config
 
 from protocol import commands
 from referee.engine import Color
@@ -146,32 +146,16 @@ def _latest(records: list[GameRecord]) -> TurnEntry:
     return max(late, key=lambda t: t.late or 0.0)
 
 
-def _stopped_in_the_write(records: list[GameRecord], label: str) -> bool:
-    """Whether the stop landed before the referee stamped its write of the genmove: on a
-    loaded machine the write wakes the bot and the referee can be preempted before its
-    stamp. The bot's clock then starts after the stop (fair: it is not charged) and the
-    referee's own overhead holds the second, so no look is late by the stop (a look a few
-    ms late, from the load, may be): such a try proves nothing about lateness."""
-    late = any(t.late is not None and t.late >= 0.5 for r in records for t in r.turns)
-    overhead = sum(
-        b.stats.overhead_us * b.stats.requests
-        for r in records
-        for b in r.bots
-        if b.label == label and b.stats
-    )
-    return not late and overhead >= 0.5e6
-
-
 def test_a_stopped_run_does_not_forfeit_a_bot_that_answered(tmp_path: Path) -> None:
     # SIGSTOP of the referee for 1 s across a 0.3 s deadline, the answer in the pipe within
     # a few ms: the game goes on to its end, and the record shows the lateness. A stop that
     # lands inside the referee's write is fair but proves nothing here (see
-    # _stopped_in_the_write): the match is played again, up to five times.
+    # runs.stopped_in_the_write): the match is played again, up to five times.
     for attempt in range(5):
         folder = tmp_path / str(attempt)
         (record,) = _match(folder, _stopper(), "--per-move", "0.1", "--margin", "0.2")
         assert record.termination.value == "score", record.reason
-        if not _stopped_in_the_write([record], record.bots[0].label):
+        if not stopped_in_the_write([record], 1.0):
             break
     said = (folder / "stdout.txt").read_text()
     assert "referee: looked late at " in said, said
@@ -222,7 +206,7 @@ def test_a_bot_later_than_a_stopped_run_still_loses_on_time(tmp_path: Path) -> N
 
 def test_a_stopped_referee_process_does_not_forfeit_a_bot(tmp_path: Path) -> None:
     # With --processes the bot's parent is a referee process: SIGSTOP of that one (played
-    # again, up to five times, when the stop lands inside the write: _stopped_in_the_write).
+    # again, up to five times, when the stop lands inside the write: runs.stopped_in_the_write).
     bots = [
         {"name": "stopper", "command": _stopper(), "cwd": str(ROOT)},
         {"name": "plain", "command": list(fakebot_argv("--seed", "5")), "cwd": str(ROOT)},
@@ -242,7 +226,7 @@ def test_a_stopped_referee_process_does_not_forfeit_a_bot(tmp_path: Path) -> Non
         records = [parse_line(x) for x in (folder / "out" / "results.jsonl").read_text().splitlines()]
         assert len(records) == 2
         assert all(r.termination.value == "score" for r in records), [r.reason for r in records]
-        if not _stopped_in_the_write(records, "stopper"):
+        if not stopped_in_the_write(records, 1.0):
             break
     turn = _latest(records)
     assert turn.late is not None and turn.late >= 0.5

@@ -21,8 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.play.records import BotStats, BotSummary, FaultEntry, GameSummary, Termination, parse_summary
-from referee.ratings.history import rating_history
+from referee.ratings.history import llr_history, pair_score, rating_history
 from referee.ratings.report import game_result
+from referee.ratings.sprt import Sprt
 from referee.tournament.store.folder import foreign, latest_records
 from referee.tournament.store.summary_log import SummaryLog, SummaryView
 from tests.test_standings_off_path import summaries as made_up
@@ -123,6 +124,13 @@ def test_every_summary_comes_back_equal(given: list[GameSummary]) -> None:
     assert list(log[::2].rated()) == [s for s in given[::2] if not s.is_void]
     _same_results(log, given)
     _same_results(log[1::3], given[1::3])
+    for candidate in ("a", "b", "ünï", "t", "nobody"):
+        expected = [x for x in (pair_score(g, candidate) for g in given) if x is not None]
+        got = list(log.pair_scores(candidate))
+        assert got == expected and [type(x[1]) for x in got] == [type(x[1]) for x in expected]
+        assert list(log[::-2].pair_scores(candidate)) == [
+            x for x in (pair_score(g, candidate) for g in given[::-2]) if x is not None
+        ]
     back = pickle.loads(pickle.dumps(log, protocol=pickle.HIGHEST_PROTOCOL))
     assert back == given
     _same_results(back[::-1], given[::-1])
@@ -232,9 +240,11 @@ def test_the_records_that_are_not_the_folders_are_told_apart_in_a_log() -> None:
 
 
 def test_a_rating_history_from_the_columns_is_the_lists() -> None:
-    # A page's rating history reads a log's rating view from its columns: the same points,
-    # to the last bit, as from the summaries themselves.
+    # A page's rating history (and an SPRT's LLR history) reads a log's rating view from its
+    # columns: the same points, to the last bit, as from the summaries themselves.
     names = ["p", "q", "r", "s"]
+    test = Sprt(0.0, 10.0)
+    points = 0
     for seed in range(4):
         records = made_up(seed, 400, names)
         log = SummaryLog(records)
@@ -245,3 +255,8 @@ def test_a_rating_history_from_the_columns_is_the_lists() -> None:
             assert rating_history(games, names, anchor="q", anchor_rating=1000.0, checkpoints=5) == (
                 rating_history(list(listed), names, anchor="q", anchor_rating=1000.0, checkpoints=5)
             )
+            for candidate in names:
+                llr = llr_history(games, test, candidate)
+                assert llr == llr_history(list(listed), test, candidate)
+                points += len(llr)
+    assert points > 100  # completed pairs to compare

@@ -5,7 +5,7 @@ each pair. Pure, for the charts of ``standings.html``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from referee.play.records import GameSummary
@@ -27,6 +27,25 @@ class RatedGames(Protocol):
     def results(self) -> list[GameResult]:
         """``game_result`` of each game, the void ones left out, in order."""
         ...
+
+
+@runtime_checkable
+class PairedGames(Protocol):
+    """Games that give a bot's score in each of its paired games themselves (a run's
+    summaries kept in columns), for :func:`llr_history`."""
+
+    def pair_scores(self, candidate: str) -> Iterator[tuple[Hashable, float]]:
+        """:func:`pair_score` of each game, those it gives None left out, in order."""
+        ...
+
+
+def pair_score(game: GameSummary, candidate: str) -> tuple[Hashable, float] | None:
+    """``(pair key, candidate's points)`` of a rated game of ``candidate``'s with a pair
+    key, else None: what an SPRT's pentanomial counts are made of."""
+    if game.is_void or game.pair_key is None or candidate not in game.labels:
+        return None
+    seat = game.labels.index(candidate)
+    return game.pair_key, 0.5 if game.winner is None else 1.0 if game.winner == seat else 0.0
 
 
 def rating_history(
@@ -77,19 +96,23 @@ def rating_history(
 def llr_history(games: Sequence[GameSummary], test: Sprt, candidate: str) -> list[tuple[int, float]]:
     """``(pairs, LLR)`` each time a pair completed (thinned to at most
     :data:`MAX_LLR_POINTS`), in the order the games were recorded."""
-    points: dict[str, float] = {}
+    scores: Iterable[tuple[Hashable, float] | None]
+    if isinstance(games, PairedGames):
+        scores = games.pair_scores(candidate)
+    else:
+        scores = (pair_score(g, candidate) for g in games)
+    points: dict[Hashable, float] = {}
     counts = [0, 0, 0, 0, 0]
     completed: list[tuple[int, ...]] = []
-    for g in games:
-        if g.is_void or g.pair_key is None or candidate not in g.labels:
+    for found in scores:
+        if found is None:
             continue
-        seat = g.labels.index(candidate)
-        score = 0.5 if g.winner is None else 1.0 if g.winner == seat else 0.0
-        if g.pair_key in points:
-            counts[round(2 * (points.pop(g.pair_key) + score))] += 1
+        key, score = found
+        if key in points:
+            counts[round(2 * (points.pop(key) + score))] += 1
             completed.append(tuple(counts))
         else:
-            points[g.pair_key] = score
+            points[key] = score
     step = max(1, len(completed) // MAX_LLR_POINTS)
     chosen = [*completed[step - 1 :: step]]
     if completed and chosen[-1] != completed[-1]:

@@ -17,10 +17,11 @@ open-addressing table of row numbers keyed by the slot's hash, in an array, wher
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Any, overload
 
 from referee.play.records import BotStats, BotSummary, FaultEntry, GameSummary, Termination
+from referee.ratings.history import pair_score
 from referee.ratings.model import GameResult
 from referee.ratings.report import game_result
 
@@ -123,6 +124,13 @@ class _Rows(Sequence[GameSummary]):
         rating history takes one pass over every game of the run: this is that pass."""
         log, rows = self._log_rows()
         return log._results(rows)
+
+    def pair_scores(self, candidate: str) -> Iterator[tuple[Hashable, float]]:
+        """``pair_score(g, candidate)`` of each of these rows' games, those it gives None
+        left out, in order, read from the columns (no summary is made): an SPRT's LLR
+        history takes one pass over every game of the run."""
+        log, rows = self._log_rows()
+        return log._pair_scores(rows, candidate)
 
     def rated(self) -> SummaryView:
         """These rows but the void games', as a view (read from the columns: no summary
@@ -351,6 +359,29 @@ class SummaryLog(_Rows):
             )
             add(GameResult(a, b, 0.5 if winner == _NO_WINNER else 1.0 if winner == 0 else 0.0, pair))
         return out
+
+    def _pair_scores(self, rows: Iterable[int], candidate: str) -> Iterator[tuple[Hashable, float]]:
+        flags, terms, winners = self._flags, self._terms, self._winners
+        labels, pairs, ends = self._labels, self._pairs, self._pair_ends
+        code = self._codes.get(candidate)  # None: only a row kept whole can name it
+        for k in rows:
+            f = flags[k]
+            if f & _WHOLE:
+                found = pair_score(self._whole[k], candidate)
+                if found is not None:
+                    yield found
+                continue
+            if f & _PAIR_NONE or terms[k] == _VOID:
+                continue
+            if labels[2 * k] == code:
+                seat = 0
+            elif labels[2 * k + 1] == code:
+                seat = 1
+            else:
+                continue
+            winner = winners[k]
+            pair = pairs[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
+            yield pair, 0.5 if winner == _NO_WINNER else 1.0 if winner == seat else 0.0
 
     def first_row(self, slot: str) -> int | None:
         """The first row whose slot is ``slot``, None if none is."""
