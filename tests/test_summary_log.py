@@ -24,6 +24,7 @@ from referee.play.records import BotStats, BotSummary, FaultEntry, GameSummary, 
 from referee.ratings.history import llr_history, pair_score, rating_history
 from referee.ratings.report import game_result
 from referee.ratings.sprt import Sprt
+from referee.tournament.store.duplicates import game_identity, repeated_games
 from referee.tournament.store.folder import foreign, latest_records
 from referee.tournament.store.summary_log import SummaryLog, SummaryView
 from tests.test_standings_off_path import summaries as made_up
@@ -124,6 +125,11 @@ def test_every_summary_comes_back_equal(given: list[GameSummary]) -> None:
     assert list(log[::2].rated()) == [s for s in given[::2] if not s.is_void]
     _same_results(log, given)
     _same_results(log[1::3], given[1::3])
+    assert list(log.identities()) == [game_identity(g) for g in given]
+    assert list(log[::-3].identities()) == [game_identity(g) for g in given[::-3]]
+    assert list(log.seats()) == [(g.slot, g.labels) for g in given]
+    assert [log.game_id_at(k) for k in range(len(given))] == [g.game_id for g in given]
+    assert [log[1::2].game_id_at(k) for k in range(len(given[1::2]))] == [g.game_id for g in given[1::2]]
     for candidate in ("a", "b", "ünï", "t", "nobody"):
         expected = [x for x in (pair_score(g, candidate) for g in given) if x is not None]
         got = list(log.pair_scores(candidate))
@@ -260,3 +266,38 @@ def test_a_rating_history_from_the_columns_is_the_lists() -> None:
                 assert llr == llr_history(list(listed), test, candidate)
                 points += len(llr)
     assert points > 100  # completed pairs to compare
+
+
+def test_repeats_and_misfits_from_the_columns_are_the_lists() -> None:
+    # A report's check for games repeated move for move, and a plan's check of a folder's
+    # records, read a log's columns: the same repeats and the same misfits (equal summaries,
+    # in order) as from the summaries themselves.
+    from referee.play.spec import OpeningKind
+    from referee.tournament.plans.fixed import RoundRobinSpec
+    from referee.tournament.plans.plan import Field, misfits_of
+
+    names = ["p", "q", "r"]
+    field = Field(tuple(names), OpeningKind.PIE)
+    plan = RoundRobinSpec(200, 2).make_plan(field)
+    schedule = list(RoundRobinSpec(200, 2).games_of(field))
+    rng = random.Random(9)
+    for seed in range(3):
+        records = []
+        for k, s in enumerate(made_up(seed, 300, names)):
+            game = schedule[k % len(schedule)]
+            labels = (game.first, game.second) if rng.random() < 0.9 else s.labels  # some misfit
+            moves = s.moves if rng.random() < 0.8 else rng.randrange(5)  # some repeat
+            bots = (
+                dataclasses.replace(s.bots[0], label=labels[0]),
+                dataclasses.replace(s.bots[1], label=labels[1]),
+            )
+            records.append(dataclasses.replace(s, slot=game.slot, labels=labels, bots=bots, moves=moves))
+        records.append(dataclasses.replace(records[0], slot="not a slot"))
+        log = SummaryLog(records)
+        for rows, listed in ((log, records), (log[::2], records[::2]), (latest_records(log), None)):
+            listed = list(rows) if listed is None else listed
+            repeats = repeated_games(rows)
+            assert repeats == repeated_games(listed) and len(repeats) > 5
+            misfits = plan.misfits(rows)
+            assert misfits == plan.misfits(listed) and len(misfits) > 5
+            assert misfits_of(schedule, rows) == misfits_of(schedule, listed) == misfits

@@ -45,6 +45,7 @@ from referee.tournament.plans.plan import (
     OpeningPolicy,
     Quiet,
     TestView,
+    unfit,
 )
 from referee.tournament.slots import ScheduledGame
 
@@ -375,13 +376,13 @@ class FixedPlan(Quiet):
         return f"{self.total} games"
 
     def misfits(self, found: Iterable[GameSummary]) -> list[GameSummary]:
-        schedule = self.schedule
-        out = []
-        for r in found:  # each found by its slot, not a table of the whole schedule
-            game = schedule.find(r.slot)
-            if game is None or (game.first, game.second) != tuple(r.labels):
-                out.append(r)
-        return out
+        find = self.schedule.find  # each found by its slot, not a table of the whole schedule
+
+        def fits(slot: str, labels: tuple[str, ...]) -> bool:
+            game = find(slot)
+            return game is not None and (game.first, game.second) == labels
+
+        return unfit(found, fits)
 
 
 class GauntletPlan(FixedPlan):

@@ -14,9 +14,9 @@ concern, nor is anything on disk: plans are pure and deterministic.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, NoReturn, Protocol
+from typing import ClassVar, NoReturn, Protocol, runtime_checkable
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
@@ -263,7 +263,28 @@ class ScheduleSpec(Protocol):
         ...
 
 
+@runtime_checkable
+class SeatedGames(Protocol):
+    """Recorded games that give each one's slot and labels themselves, without making its
+    summary (a run's summaries kept in columns:
+    :class:`~referee.tournament.store.summary_log.SummaryLog`)."""
+
+    def seats(self) -> Iterator[tuple[str, tuple[str, str]]]:
+        """Each game's slot and labels, in order."""
+        ...
+
+    def __getitem__(self, index: int) -> GameSummary: ...
+
+
+def unfit(found: Iterable[GameSummary], fits: Callable[[str, tuple[str, ...]], bool]) -> list[GameSummary]:
+    """The games of ``found`` whose slot and labels do not ``fit``: a summary is made only
+    for those when ``found`` gives its seats itself (:class:`SeatedGames`)."""
+    if isinstance(found, SeatedGames):
+        return [found[k] for k, (slot, labels) in enumerate(found.seats()) if not fits(slot, tuple(labels))]
+    return [r for r in found if not fits(r.slot, tuple(r.labels))]
+
+
 def misfits_of(games: Iterable[ScheduledGame], found: Iterable[GameSummary]) -> list[GameSummary]:
     """:meth:`Plan.misfits` for a plan that can list every game it may ask for."""
-    seats = {game.slot: (game.first, game.second) for game in games}
-    return [r for r in found if seats.get(r.slot) != tuple(r.labels)]
+    seats: dict[str, tuple[str, ...]] = {game.slot: (game.first, game.second) for game in games}
+    return unfit(found, lambda slot, labels: seats.get(slot) == labels)

@@ -9,9 +9,9 @@ report can say how many there are. Pure: records in, game ids out.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from referee.play.records import GameRecord
 
@@ -69,8 +69,35 @@ def game_identity(record: Game) -> Hashable | None:
     )
 
 
+@runtime_checkable
+class IdentifiedGames(Protocol):
+    """Games that give their identities themselves, without making each record (a run's
+    summaries kept in columns: :class:`~referee.tournament.store.summary_log.SummaryLog`)."""
+
+    def identities(self) -> Iterator[Hashable | None]:
+        """:func:`game_identity` of each game, in order."""
+        ...
+
+    def game_id_at(self, index: int) -> str:
+        """The id of the game at ``index``."""
+        ...
+
+
 def repeated_games(records: Iterable[Game]) -> list[Repeat]:
     """Every game that repeats an earlier one (in the order given) move for move."""
+    if isinstance(records, IdentifiedGames):
+        at: dict[Hashable, int] = {}
+        originals: dict[int, str] = {}  # an id read once, however many games repeat it
+        found: list[Repeat] = []
+        for k, identity in enumerate(records.identities()):
+            if identity is not None:
+                j = at.setdefault(identity, k)
+                if j != k:
+                    original = originals.get(j)
+                    if original is None:
+                        original = originals[j] = records.game_id_at(j)
+                    found.append(Repeat(records.game_id_at(k), original))
+        return found
     first: dict[Hashable, str] = {}
     repeats: list[Repeat] = []
     for record in records:

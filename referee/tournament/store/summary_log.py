@@ -24,6 +24,7 @@ from referee.play.records import BotStats, BotSummary, FaultEntry, GameSummary, 
 from referee.ratings.history import pair_score
 from referee.ratings.model import GameResult
 from referee.ratings.report import game_result
+from referee.tournament.store.duplicates import game_identity
 
 _TERMS = tuple(Termination)
 _TERM_CODE = {t: k for k, t in enumerate(_TERMS)}
@@ -131,6 +132,23 @@ class _Rows(Sequence[GameSummary]):
         history takes one pass over every game of the run."""
         log, rows = self._log_rows()
         return log._pair_scores(rows, candidate)
+
+    def identities(self) -> Iterator[Hashable | None]:
+        """``game_identity`` of each of these rows' games, in order, read from the columns
+        (no summary is made): a report's check for games repeated move for move."""
+        log, rows = self._log_rows()
+        return log._identities(rows)
+
+    def game_id_at(self, index: int) -> str:
+        """The game id of the row at ``index`` (of these rows), without making its summary."""
+        log, rows = self._log_rows()
+        return log._game_id(rows[index])
+
+    def seats(self) -> Iterator[tuple[str, tuple[str, str]]]:
+        """Each of these rows' slot and labels (its bots in their seats), in order, read
+        from the columns (no summary is made): a plan's check of a folder's records."""
+        log, rows = self._log_rows()
+        return log._seats(rows)
 
     def rated(self) -> SummaryView:
         """These rows but the void games', as a view (read from the columns: no summary
@@ -382,6 +400,40 @@ class SummaryLog(_Rows):
             winner = winners[k]
             pair = pairs[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
             yield pair, 0.5 if winner == _NO_WINNER else 1.0 if winner == seat else 0.0
+
+    def _identities(self, rows: Iterable[int]) -> Iterator[Hashable | None]:
+        flags, terms, winners, moves = self._flags, self._terms, self._winners, self._moves
+        texts, labels = self._texts, self._labels
+        for k in rows:
+            f = flags[k]
+            if f & _WHOLE:
+                yield game_identity(self._whole[k])
+            elif terms[k] == _VOID:
+                yield None
+            else:
+                winner = winners[k]
+                yield (
+                    (texts[labels[2 * k]], texts[labels[2 * k + 1]]),
+                    moves[k],
+                    None if winner == _NO_WINNER else winner,
+                )
+
+    def _game_id(self, k: int) -> str:
+        if self._flags[k] & _WHOLE:
+            return self._whole[k].game_id
+        ends = self._id_ends
+        return self._ids[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
+
+    def _seats(self, rows: Iterable[int]) -> Iterator[tuple[str, tuple[str, str]]]:
+        flags, texts, labels = self._flags, self._texts, self._labels
+        for k in rows:
+            if flags[k] & _WHOLE:
+                whole = self._whole[k]
+                yield whole.slot, whole.labels
+            else:
+                a, b = texts[labels[2 * k]], texts[labels[2 * k + 1]]
+                assert a is not None and b is not None
+                yield self.slot_of(k), (a, b)
 
     def first_row(self, slot: str) -> int | None:
         """The first row whose slot is ``slot``, None if none is."""
