@@ -366,3 +366,34 @@ def test_the_alarm_converts_deadlines_with_the_clock_it_runs_under() -> None:
     found, now, perf = trio.run(offset)
     assert found is not None and abs(now - (perf + found)) < 0.001
     assert trio.run(offset, clock=MockClock())[0] is None
+
+
+async def test_a_stall_inside_the_write_is_the_referees_own_time_on_both_paths(
+    fakebot: Callable[..., BotCommand], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The referee stalls 0.5 s right after its write of one genmove and before it stamps
+    # the write (as a preempted referee does on a loaded machine): the bot's clock starts at
+    # the stamp, so the stall is not the bot's; both paths count it as the referee's own
+    # time, in the bot's overhead (the general path once left it out of both).
+    real_write = os.write
+    genmoves = 0
+
+    def write(fd: int, data: bytes) -> int:
+        nonlocal genmoves
+        written = real_write(fd, data)
+        if b"genmove" in bytes(data):
+            genmoves += 1
+            if genmoves == 3:
+                time.sleep(0.5)
+        return written
+
+    monkeypatch.setattr(os, "write", write)
+    pair = (fakebot("--seed", "1", label="a"), fakebot("--seed", "2", label="b"))
+    for transcripts in (False, True):
+        genmoves = 0
+        record = await _play(pair, tmp_path, transcripts=transcripts, opening=OpeningKind.EMPTY)
+        assert record.termination is Termination.SCORE, record.reason
+        assert genmoves > 3
+        assert all(t.seconds is not None and t.seconds < 0.5 for t in record.turns)
+        own = sum(b.stats.overhead_us * b.stats.requests for b in record.bots if b.stats)
+        assert own >= 0.5e6, (transcripts, [b.stats for b in record.bots])
