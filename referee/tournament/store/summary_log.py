@@ -43,6 +43,11 @@ _LATE = 16  # see _late
 _FAULT = 32  # see _faults
 
 
+def _piece(text: bytearray, ends: array[int], k: int) -> str:
+    """Row ``k``'s text of a column kept as one UTF-8 buffer with each row's end offset."""
+    return text[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
+
+
 def _fits(s: GameSummary) -> bool:
     """Whether the columns hold ``s`` exactly (else it is kept whole)."""
     labels, bots, winner = s.labels, s.bots, s.winner
@@ -298,8 +303,7 @@ class SummaryLog(_Rows):
             return self._slots[k]
         if flags & _WHOLE:
             return self._whole[k].slot
-        ends = self._id_ends
-        return self._ids[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
+        return _piece(self._ids, self._id_ends, k)
 
     def event_of(self, k: int) -> str | None:
         if self._flags[k] & _WHOLE:
@@ -317,13 +321,9 @@ class SummaryLog(_Rows):
         flags = self._flags[k]
         if flags & _WHOLE:
             return self._whole[k]
-        texts, ends = self._texts, self._id_ends
-        game_id = self._ids[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
-        if flags & _PAIR_NONE:
-            pair_key = None
-        else:
-            ends = self._pair_ends
-            pair_key = self._pairs[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
+        texts = self._texts
+        game_id = _piece(self._ids, self._id_ends, k)
+        pair_key = None if flags & _PAIR_NONE else _piece(self._pairs, self._pair_ends, k)
         two = 2 * k
         labels = self._labels
         a, b = texts[labels[two]], texts[labels[two + 1]]
@@ -348,14 +348,8 @@ class SummaryLog(_Rows):
         )
 
     def _results(self, rows: Iterable[int]) -> list[GameResult]:
-        flags, terms, winners, texts, labels = (
-            self._flags,
-            self._terms,
-            self._winners,
-            self._texts,
-            self._labels,
-        )
-        pairs, ends = self._pairs, self._pair_ends
+        flags, terms, winners = self._flags, self._terms, self._winners
+        texts, labels, pairs, ends = self._texts, self._labels, self._pairs, self._pair_ends
         out: list[GameResult] = []
         add = out.append
         for k in rows:
@@ -370,11 +364,7 @@ class SummaryLog(_Rows):
             winner = winners[k]
             a, b = texts[labels[2 * k]], texts[labels[2 * k + 1]]
             assert a is not None and b is not None
-            pair = (
-                None
-                if f & _PAIR_NONE
-                else pairs[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
-            )
+            pair = None if f & _PAIR_NONE else _piece(pairs, ends, k)
             add(GameResult(a, b, 0.5 if winner == _NO_WINNER else 1.0 if winner == 0 else 0.0, pair))
         return out
 
@@ -398,8 +388,7 @@ class SummaryLog(_Rows):
             else:
                 continue
             winner = winners[k]
-            pair = pairs[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
-            yield pair, 0.5 if winner == _NO_WINNER else 1.0 if winner == seat else 0.0
+            yield _piece(pairs, ends, k), 0.5 if winner == _NO_WINNER else 1.0 if winner == seat else 0.0
 
     def _identities(self, rows: Iterable[int]) -> Iterator[Hashable | None]:
         flags, terms, winners, moves = self._flags, self._terms, self._winners, self._moves
@@ -421,8 +410,7 @@ class SummaryLog(_Rows):
     def _game_id(self, k: int) -> str:
         if self._flags[k] & _WHOLE:
             return self._whole[k].game_id
-        ends = self._id_ends
-        return self._ids[ends[k - 1] if k else 0 : ends[k]].decode("utf-8", "surrogatepass")
+        return _piece(self._ids, self._id_ends, k)
 
     def _seats(self, rows: Iterable[int]) -> Iterator[tuple[str, tuple[str, str]]]:
         flags, texts, labels = self._flags, self._texts, self._labels
