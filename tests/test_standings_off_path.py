@@ -5,6 +5,7 @@ and made again when not; the ratings of a prefix kept as games arrive are the co
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import math
@@ -12,6 +13,7 @@ import pickle
 import random
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -366,6 +368,26 @@ def test_the_standings_process_rates_the_latest_record_of_each_slot_as_the_run_d
     assert any(not before.is_void and not later.is_void for before, later in again)
 
 
+@contextlib.contextmanager
+def standings_process() -> Iterator[subprocess.Popen[bytes]]:
+    """The real standings process, as the runner starts it; its input closed at the end of
+    the block, and it must then end by itself (else it is killed, and the test fails)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee.tournament.store.standings_process"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        yield proc
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+
+
 def _reply(proc: subprocess.Popen[bytes]) -> object:
     assert proc.stdout is not None
     head = proc.stdout.read(HEADER.size)
@@ -393,12 +415,8 @@ async def test_the_standings_process_makes_the_replays_between_requests(tmp_path
         "folder": folder, "name": "t", "names": config.bot_names, "anchor": None,
         "anchor_rating": 0.0, "bootstrap": 0, "warning": None,
     }  # fmt: skip
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "referee.tournament.store.standings_process"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT,
-    )  # fmt: skip
-    assert proc.stdin is not None
-    try:
+    with standings_process() as proc:
+        assert proc.stdin is not None
         table = ("table", 4, 4, True, False, None)  # a one-line view: nothing to do with pages
         proc.stdin.write(frame(("init", settings, [])) + frame(("games", SummaryLog(records))))
         proc.stdin.write(frame(table))
@@ -411,14 +429,6 @@ async def test_the_standings_process_makes_the_replays_between_requests(tmp_path
         proc.stdin.write(frame(table))  # and it still answers
         proc.stdin.flush()
         assert _reply(proc)[0] == "say"
-        proc.stdin.close()
-        assert proc.wait(timeout=60) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        assert proc.stdout is not None
-        proc.stdout.close()
     cached = cache.read_bytes().splitlines()
     assert len(cached) == 4  # one entry a game, none for the torn line
     with ReplayWindow(results, keep=cache) as window:

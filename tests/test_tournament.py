@@ -382,7 +382,7 @@ async def test_a_results_file_that_cannot_be_written_stops_the_run_with_a_clear_
         calls.append(record.slot)
         if len(calls) > 1:
             raise OSError(errno.ENOSPC, "No space left on device")
-        real_write(self, record)
+        return real_write(self, record)
 
     monkeypatch.setattr(Appender, "write", write)
     with trio.fail_after(60):

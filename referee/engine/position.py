@@ -114,6 +114,20 @@ class Position:
         mover = _color_index(to_move)
         return cls._from_masks(geo, masks[0], masks[1], mover)
 
+    @classmethod
+    def from_masks(cls, size: int, black: int, white: int, to_move: str | Color = Color.BLACK) -> Position:
+        """A position from stone bitsets, as :attr:`stone_masks` gives them (bit ``p`` for
+        the point of index ``p``): :meth:`from_stones` without naming every point, for a
+        replay that already has the stones as bits."""
+        geo = geometry(size)
+        if black < 0 or white < 0 or (black | white) & ~geo.board:
+            raise ValueError(f"a stone off the board of size {size}")
+        if black & white:
+            raise ValueError(
+                f"point {geo.names[bits(black & white)[0]]} holds both a black and a white stone"
+            )
+        return cls._from_masks(geo, black, white, _color_index(to_move))
+
     # -- plain facts -------------------------------------------------------------------
     @property
     def size(self) -> int:

@@ -28,7 +28,7 @@ from functools import cache
 from html import escape
 from typing import Any
 
-from referee.engine import Color, Position, TurnError, geometry
+from referee.engine import Color, Position, TurnError, geometry, parse_turn
 from referee.play.records import GameRecord, TurnEntry, parse_line
 from referee.render.assets import CSS as _CSS
 from referee.render.assets import JS as _JS
@@ -122,9 +122,12 @@ def _game_data(
     colors: str,
     opening: int,
     number: Callable[[int], int],
+    known: bool = False,
 ) -> dict[str, Any]:
     """:func:`game_data` of ``record`` but for its turns, given apart: their notation,
-    times and colours' letters, how many the opening gave, and the number of the ``k``-th."""
+    times and colours' letters, how many the opening gave, and the number of the ``k``-th.
+    ``known``: the engine has played these turns from this setup already (see
+    :func:`line_entry`), so they are replayed from their notation alone."""
     pos = Position.new(record.size)
     codes = _point_codes(record.size)
     tokens: list[str] = []
@@ -138,7 +141,13 @@ def _game_data(
     # stones/stone_at would name and sort every point.
     black, white = pos.stone_masks
     tokens.append(_changes(codes, black, white, black | white))
-    if replay_error is None:
+    if replay_error is None and known:
+        try:
+            pos = _known_replay(pos, texts, codes, tokens)
+        except (TurnError, ValueError):  # not the engine's turns after all: the engine says why
+            del tokens[1:]
+            known = False
+    if replay_error is None and not known:
         for k, text in enumerate(texts):
             try:
                 pos = pos.play(text)
@@ -198,17 +207,63 @@ def _game_data(
     return data
 
 
+def _known_replay(
+    pos: Position, texts: list[str], codes: tuple[tuple[str, str, str], ...], tokens: list[str]
+) -> Position:
+    """The replay of turns the engine has played from ``pos`` already, without its check:
+    each turn's stones from its notation (the mover's stone on the placement; each steal
+    takes the opponent's stone off its first point and puts one of the mover's on its
+    second; a pass changes nothing; the mover alternates, as the engine has it), its
+    tokens appended to ``tokens`` as :func:`_game_data` makes them. Returns the last
+    position. For any turns the engine did not play, this is not their replay."""
+    geo = pos.geo
+    index_of = geo.index_of
+    stones = list(pos.stone_masks)
+    mover = 0 if pos.to_move is Color.BLACK else 1
+    for text in texts:
+        place = index_of.get(text)
+        if place is None:
+            place, steals = parse_turn(geo, text)
+            if place is None:  # a pass
+                tokens.append("")
+                mover ^= 1
+                continue
+        else:
+            steals = []
+        placed = 1 << place
+        if not steals:  # a placement alone (most turns)
+            stones[mover] |= placed
+            tokens.append(codes[place][1 + mover])
+        else:
+            black, white = stones
+            own, other = stones[mover] | placed, stones[1 - mover]
+            for x, y in steals:
+                other &= ~(1 << x)
+                own |= 1 << y
+            stones[mover], stones[1 - mover] = own, other
+            b, w = stones
+            tokens.append(_changes(codes, b, w, (b ^ black) | (w ^ white)))
+        mover ^= 1
+    return Position.from_masks(geo.size, stones[0], stones[1], Color.BLACK if mover == 0 else Color.WHITE)
+
+
 _TURN_FIELDS = frozenset(f.name for f in fields(TurnEntry))
 _TURN_NEEDS = frozenset({"number", "color", "turn"})  # the fields without a default
 _LETTER = {c.value: c.letter for c in Color}
 
 
-def line_entry(line: bytes | str) -> tuple[GameRecord, str]:
+def line_entry(line: bytes | str, known: bool = False) -> tuple[GameRecord, str]:
     """The record of a results line and its :func:`game_json`, or ``ValueError`` just when
     :func:`~referee.play.records.parse_line` would raise it. The record has no turns: they
     are read off the line's JSON as they are (a :class:`~referee.play.records.TurnEntry`
     each was about half of ``parse_line``'s time), when every one is a plain turn object
-    as the referee writes it; any other line goes through ``parse_line``."""
+    as the referee writes it; any other line goes through ``parse_line``.
+
+    ``known``: this line is one the referee wrote after its engine played every turn in it
+    (a run's standings process knows its lines by their digests,
+    :class:`~referee.tournament.store.replays.Vouched`). Its replay then reads the stones
+    off the notation: the engine's check, most of a replay's cost, was made when the game
+    was played. The entry is the same; a turn the engine would refuse is not caught."""
     try:
         data = json.loads(line)
     except ValueError as exc:
@@ -234,6 +289,7 @@ def line_entry(line: bytes | str) -> tuple[GameRecord, str]:
                 colors,
                 opening,
                 lambda k: turns[k]["number"],
+                known,
             )
             return record, _script_json(entry)
     record = parse_line(line)

@@ -62,6 +62,7 @@ from referee.tournament.slots import ScheduledGame
 from referee.tournament.store.folder import LOGS, RESULTS, latest_records, open_results, shown
 from referee.tournament.store.pages import PAGE, page_is_final
 from referee.tournament.store.publish import Cadence, Publisher
+from referee.tournament.store.replays import line_digest
 from referee.tournament.store.results import FolderLock, ResultsFile
 from referee.tournament.store.standings_process import HEADER, frame
 from referee.tournament.store.summary_log import SummaryLog
@@ -130,7 +131,9 @@ class Tournament:
         # Games recorded and not sent to the standings process yet: they go in one write
         # with its next request (or once UNSENT_MAX are waiting), not a write and two task
         # wake-ups a game.
-        self._unsent: list[GameSummary] = []
+        # Games recorded and not yet sent to the standings process, each with the digest
+        # of its results line (its replay then reads its turns without the engine's check).
+        self._unsent: list[tuple[GameSummary, str]] = []
         self._published = 0  # records when the files were last asked for (see _pace)
         c = config
         self.publisher = Publisher(
@@ -328,7 +331,7 @@ class Tournament:
         # Written here, at once (no await: a cancellation cannot come between the game's end
         # and its record); on disk by _sync's next turn.
         try:
-            self.appender.write(record)
+            line = self.appender.write(record)
         except OSError as exc:  # disk full, permissions: stop, keep what is written
             raise ResultsError(
                 f"cannot write the result of {game.slot} to {shown(self.results.path)}: {exc}; "
@@ -361,7 +364,7 @@ class Tournament:
                 self._tables_due = [due]
             self._news.set()  # the standings task (_publish) takes it from here
         if self._to_standings is not None:
-            self._unsent.append(summary)
+            self._unsent.append((summary, line_digest(line)))
             if len(self._unsent) >= UNSENT_MAX:
                 self._send_unsent()
             if len(self.records) == self._published + 1:  # the files are due again: wake _pace
@@ -423,6 +426,8 @@ class Tournament:
         }
         send, outbox = trio.open_memory_channel[bytes](math.inf)
         self._to_standings = send
+        # Every line from here on is this run's, and comes with its game (_unsent).
+        settings["vouched_from"] = self.appender.length
         send.send_nowait(frame(("init", settings, self.records)))
         self._published = len(self.records)  # records sent (the process's log is a copy of ours)
         replies = _Replies(process.stdout)
@@ -509,7 +514,7 @@ class Tournament:
         stdin: trio.abc.SendStream,
         outbox: trio.MemoryReceiveChannel[bytes],
         replies: _Replies,
-        unsent: list[GameSummary],
+        unsent: list[tuple[GameSummary, str]],
     ) -> None:
         """Once the games are over (not stopped by a signal): the table being computed and
         the last one due, printed before the final one, so a run shorter than the standings
@@ -571,11 +576,11 @@ UNSENT_MAX = 256
 request (a run whose tables and files are far apart)."""
 
 
-def _frames(games: list[GameSummary], message: tuple[object, ...] | None) -> bytes:
-    """The frames of ``games`` (one ``("games", log)``, as the standings process reads
-    them: a log's arrays pickle in a fraction of the time its summaries take) and of
-    ``message``, for one write."""
-    parts = [frame(("games", SummaryLog(games)))] if games else []
+def _frames(games: list[tuple[GameSummary, str]], message: tuple[object, ...] | None) -> bytes:
+    """The frames of ``games`` and their lines' digests (one ``("games", log, digests)``,
+    as the standings process reads them: a log's arrays pickle in a fraction of the time
+    its summaries take) and of ``message``, for one write."""
+    parts = [frame(("games", SummaryLog([g for g, _ in games]), [d for _, d in games]))] if games else []
     if message is not None:
         parts.append(frame(message))
     return b"".join(parts)

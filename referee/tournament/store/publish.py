@@ -15,7 +15,7 @@ from referee.tournament.plans.plan import TestView
 from referee.tournament.store.files import RESULTS, atomic_writer
 from referee.tournament.store.folder import latest_records, write_standings
 from referee.tournament.store.pages import PAGE, write_page
-from referee.tournament.store.replays import REPLAYS, ReplayWindow
+from referee.tournament.store.replays import REPLAYS, ReplayWindow, Vouched
 
 
 class Cadence:
@@ -59,6 +59,7 @@ class Publisher:
         self.anchor_rating = anchor_rating
         self.bootstrap = bootstrap
         self.replays: ReplayWindow | None = None  # the page's, opened with the first page
+        self.vouched: Vouched | None = None  # the run's own lines (its standings process's)
         self.writes: list[tuple[float, float, int]] = []
         """(start, end, records) of each page written while the run goes on, in seconds since
         the epoch (the clock of the records' ``started_at`` and ``ended_at``): when they ran
@@ -122,12 +123,15 @@ class Publisher:
     def prepare(self) -> None:
         """Make the page entries of the games recorded since the last look (each game's
         replay, made once), so that the next page, or the run's own at its end, finds them
-        made. For a process with time on its hands between pages."""
-        self._window().update()
+        made. For a process with time on its hands between pages: a line of the run's
+        whose digest has not come yet waits for a later look (:class:`Vouched`)."""
+        self._window().update(wait=True)
 
     def _window(self) -> ReplayWindow:
         if self.replays is None:  # opened with the first page or look
-            self.replays = ReplayWindow(self.folder / RESULTS, keep=self.folder / REPLAYS)
+            self.replays = ReplayWindow(
+                self.folder / RESULTS, keep=self.folder / REPLAYS, vouched=self.vouched
+            )
         return self.replays
 
     def close(self) -> None:

@@ -23,8 +23,8 @@ import json
 import os
 import tempfile
 import time
-from collections import deque
-from collections.abc import Iterator
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -61,6 +61,55 @@ class Line:
 
 def _digest(raw: bytes | memoryview) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def line_digest(raw: bytes) -> str:
+    """The digest a window knows a results line by (the line with its newline): what a
+    run's referee sends with each game it recorded, for :class:`Vouched`."""
+    return _digest(raw)
+
+
+class Vouched:
+    """The results lines a run's referee wrote, by their digests (sent to its standings
+    process with their games): the referee's engine played every turn of each, from its
+    setup, before the line was written, so a page entry of such a line is made without the
+    engine (:func:`~referee.render.html.line_entry` ``known``), in about half the time. A
+    line whose bytes differ, by a byte, from the ones written has another digest and is
+    replayed by the engine as any other line is, its illegal turn shown as such.
+
+    ``since``: where the run's own lines begin in the results file; every line from there
+    on is one of them, its digest sent after the line is written. A window that has time
+    (:meth:`ReplayWindow.update` ``wait``) leaves such a line for its next look until its
+    digest is here. Digests not taken are forgotten, oldest first, past ``limit`` (their
+    lines fell out of a window before it read them)."""
+
+    def __init__(self, since: int, limit: int = 2 * MAX_REPLAYS) -> None:
+        self.since = since
+        self.limit = limit
+        self._digests: OrderedDict[str, None] = OrderedDict()
+        self.taken = 0  # entries made without the engine (for tests and notes)
+
+    def __len__(self) -> int:
+        return len(self._digests)
+
+    def add(self, digests: Iterable[str]) -> None:
+        kept = self._digests
+        for digest in digests:
+            kept[digest] = None
+        while len(kept) > self.limit:
+            kept.popitem(last=False)
+
+    def take(self, digest: str) -> bool:
+        """Whether the line of ``digest`` is one the referee wrote (then forgotten: its
+        entry is made once)."""
+        if self._digests.pop(digest, False) is None:
+            self.taken += 1
+            return True
+        return False
+
+    def awaited(self, offset: int, digest: str) -> bool:
+        """Whether the line at ``offset`` is the run's own and its digest has not come yet."""
+        return offset >= self.since and digest not in self._digests
 
 
 def _covers(seen: LinesSeen, window: int, fd: int) -> bool:
@@ -102,8 +151,10 @@ class ReplayWindow:
         cache: Path | None = None,
         window: int = MAX_REPLAYS,
         seen: LinesSeen | None = None,
+        vouched: Vouched | None = None,
     ) -> None:
         self.results = results
+        self.vouched = vouched  # the lines a run's referee wrote (a run's standings process)
         self._seen = seen  # where a scan of the results just found their lines (a report's)
         self.keep = keep
         self.cache = keep if keep is not None else cache
@@ -128,10 +179,12 @@ class ReplayWindow:
             self._out = None
 
     # -- reading the results -----------------------------------------------------------
-    def update(self) -> int:
+    def update(self, wait: bool = False) -> int:
         """Read the lines appended to the results file since the last update (a last line
         without its newline, torn or being written, waits for the next) and give each its
-        entry; returns how many lines were read."""
+        entry; returns how many lines were read. ``wait`` (a look with time to spare): stop
+        at a line of the run's own whose digest has not come (:class:`Vouched`), to read it
+        again at the next look, rather than replay it with the engine."""
         fresh: deque[tuple[int, int]] = deque(maxlen=self.window)
         try:
             fh = os.fdopen(open_nofollow(self.results, os.O_RDONLY), "rb", buffering=READ_BUFFER)
@@ -155,32 +208,47 @@ class ReplayWindow:
             self.read_to = pos
             if self._known is None:
                 self._known = self._load_cache({offset for offset, _ in fresh})
+            added = 0
             for offset, length in fresh:
                 fh.seek(offset)
-                self._add(offset, fh.read(length))
+                if not self._add(offset, fh.read(length), wait):
+                    self.read_to = offset  # this line and those after it: the next look
+                    break
+                added += 1
         if self._out is not None:
             self._out.flush()  # the entries made are in the cache, whatever befalls the process
         if self.keep is not None and self._out_lines > 2 * self.window:
             self._compact()
-        return len(fresh)
+        return added
 
-    def _add(self, offset: int, raw: bytes) -> None:
+    def _add(self, offset: int, raw: bytes, wait: bool = False) -> bool:
+        """The line at ``offset`` in the window, its entry made or found; False (and nothing
+        done) when ``wait`` and its digest is awaited (:meth:`update`)."""
         digest = _digest(raw)
-        known = self._known.pop(offset, None) if self._known else None
+        vouched = self.vouched
+        cached = self._known or {}
+        known = cached.get(offset)
         if known is not None and known.digest == digest:
+            del cached[offset]
             self.lines.append(known)
-            return
+            return True
+        if wait and vouched is not None and vouched.awaited(offset, digest):
+            return False
+        cached.pop(offset, None)
         line = Line(offset, digest)
         self.lines.append(line)
         started = time.perf_counter()
         try:
-            record, entry = line_entry(raw)
+            record, entry = line_entry(
+                raw, vouched is not None and offset >= vouched.since and vouched.take(digest)
+            )
         except ValueError:
-            return  # not a record: in the window, on no page
+            return True  # not a record: in the window, on no page
         line.slot, line.void, line.size = record.slot, record.is_void, record.size
         self._write(line, entry.encode())
         self.made += 1
         self.making += time.perf_counter() - started
+        return True
 
     def _write(self, line: Line, entry: bytes) -> None:
         out = self._entries()

@@ -306,13 +306,14 @@ class Appender:
         self.write(record)
         self.sync()
 
-    def write(self, record: GameRecord) -> None:
+    def write(self, record: GameRecord) -> bytes:
         """Check the file (see the class) and append ``record`` to it, without waiting for
         the disk: a kill of this process cannot lose it from then on; :meth:`sync` puts it
-        on disk."""
+        on disk. Returns the line written."""
         data = (record.to_json() + "\n").encode("utf-8")
         with self._lock:
             self._append(data)
+        return data
 
     @property
     def unsynced(self) -> bool:

@@ -15,11 +15,13 @@ pass over the summaries: its cadence keeps it a share of the run).
 
 The messages both ways are frames: a 4-byte big-endian length, then a pickle (between two
 processes of this program over their own pipes). In: ``("init", settings, records)``,
-``("games", log)`` (the games recorded since the last frame, a
+``("games", log, digests)`` (the games recorded since the last frame, a
 :class:`~referee.tournament.store.summary_log.SummaryLog`: its arrays pickle in a fraction
-of the time the summaries would), ``("table", done, count, lines, tables, test)``, ``("files", done,
-total, count, test)``. Out: ``("say", text, seconds)`` for a table (the CPU seconds it
-took), ``("wrote", start, end, count, made)`` after the files, ``("failed", words)``.
+of the time the summaries would; and the digests of their results lines, so that their
+replays need not check their turns again: :class:`~.replays.Vouched`),
+``("table", done, count, lines, tables, test)``, ``("files", done, total, count, test)``.
+Out: ``("say", text, seconds)`` for a table (the CPU seconds it took),
+``("wrote", start, end, count, made)`` after the files, ``("failed", words)``.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from referee.tournament.plans.plan import TestView
 from referee.tournament.store.folder import has_sections, latest_records, plan_sections
 from referee.tournament.store.manifest import Manifest
 from referee.tournament.store.publish import Publisher
+from referee.tournament.store.replays import Vouched
 from referee.tournament.store.summary_log import SummaryLog
 
 HEADER = struct.Struct(">I")
@@ -143,6 +146,10 @@ class Worker:
             bootstrap=settings["bootstrap"],
         )
         self.warning: str | None = settings["warning"]
+        # The run's lines from here on come with their digests (the "games" frames).
+        since = settings.get("vouched_from")
+        self.vouched = None if since is None else Vouched(since)
+        self.publisher.vouched = self.vouched
         manifest = Manifest.load(settings["folder"])
         self.schedule = None if manifest is None else manifest.schedule
         self.sectioned = self.schedule is not None and has_sections(self.schedule, list(self.publisher.names))
@@ -158,6 +165,11 @@ class Worker:
 
     def add(self, record: GameSummary) -> None:
         self.records.append(record)
+
+    def vouch(self, digests: Iterable[str]) -> None:
+        """The digests of the results lines of the games just sent (see :class:`Vouched`)."""
+        if self.vouched is not None:
+            self.vouched.add(digests)
 
     def standings(
         self, count: int, test: TestView | None, prefix: Prefix | None = None, *, brief: bool = False
@@ -242,6 +254,8 @@ def main() -> None:
             if kind == "games":
                 for record in message[1]:
                     worker.add(record)
+                if len(message) > 2:
+                    worker.vouch(message[2])
                 continue
             try:
                 if kind == "table":
