@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 import trio
 from test_replay_entries import played, varied
-from test_standings_off_path import _reply, config_of, standings_process
+from test_standings_off_path import _reply, config_of, standings_process, the_page_as_it_was
 
 import referee.tournament.runner as runner_module
 from referee.engine import Color, Position, geometry
 from referee.play.records import GameRecord
 from referee.render.html import line_entry
 from referee.tournament.runner import Tournament
+from referee.tournament.store.pages import PAGE
 from referee.tournament.store.replays import REPLAYS, ReplayWindow, Vouched, line_digest
 from referee.tournament.store.results import ResultsFile
 from referee.tournament.store.standings_process import frame
@@ -227,3 +228,30 @@ async def test_a_run_sends_the_digest_of_every_line_it_writes(tmp_path, marker, 
     cached = (config.output / REPLAYS).read_bytes().splitlines()
     for line, entry in zip(written, cached, strict=True):
         assert entry.split(b"\t", 1)[1].decode() == line_entry(line)[1]
+
+
+async def test_a_runs_last_page_replays_its_own_lines_without_the_engine(tmp_path, marker):  # type: ignore[no-untyped-def]
+    """The run's own last page (here the only one: no periodic standings) replays the lines
+    it wrote from their notation, the page the same; a resumed run's earlier lines (before
+    where it began to write) by the engine."""
+    config = config_of(tmp_path, marker, 4)
+    first = Tournament(config, out=io.StringIO(), standings_every=0)
+    with trio.fail_after(120):
+        result = await first.run()
+    assert first.publisher.vouched is not None and first.publisher.vouched.taken == 4
+    folder = config.output
+    page = (folder / PAGE).read_text(encoding="utf-8")
+    # The page of the engine's replays, as pages were made before they grew: the same.
+    assert page == the_page_as_it_was(folder, result.standings, "t: standings", config.bot_names, (4, 4))
+    # Two games lost: a resume plays them again, and replays them alone without the engine.
+    (folder / REPLAYS).unlink()
+    results = folder / "results.jsonl"
+    lines = results.read_bytes().splitlines(keepends=True)
+    results.write_bytes(b"".join(lines[:2]))
+    second = Tournament(config, out=io.StringIO(), standings_every=0)
+    with trio.fail_after(120):
+        result = await second.run()
+    assert result.played == 2 and second.publisher.vouched is not None
+    assert second.publisher.vouched.taken == 2 and second.publisher.vouched.since == len(b"".join(lines[:2]))
+    page = (folder / PAGE).read_text(encoding="utf-8")
+    assert page == the_page_as_it_was(folder, result.standings, "t: standings", config.bot_names, (4, 4))

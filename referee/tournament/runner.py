@@ -62,7 +62,7 @@ from referee.tournament.slots import ScheduledGame
 from referee.tournament.store.folder import LOGS, RESULTS, latest_records, open_results, shown
 from referee.tournament.store.pages import PAGE, page_is_final
 from referee.tournament.store.publish import Cadence, Publisher
-from referee.tournament.store.replays import line_digest
+from referee.tournament.store.replays import Vouched, line_digest
 from referee.tournament.store.results import FolderLock, ResultsFile
 from referee.tournament.store.standings_process import HEADER, frame
 from referee.tournament.store.summary_log import SummaryLog
@@ -130,9 +130,8 @@ class Tournament:
         self._asked = False  # a request to the standings process awaits its answer
         # Games recorded and not sent to the standings process yet: they go in one write
         # with its next request (or once UNSENT_MAX are waiting), not a write and two task
-        # wake-ups a game.
-        # Games recorded and not yet sent to the standings process, each with the digest
-        # of its results line (its replay then reads its turns without the engine's check).
+        # wake-ups a game. Each with the digest of its results line (its replay then reads
+        # its turns without the engine's check: Vouched).
         self._unsent: list[tuple[GameSummary, str]] = []
         self._published = 0  # records when the files were last asked for (see _pace)
         c = config
@@ -185,6 +184,9 @@ class Tournament:
             opened = open_results(config, self.folder, adopt=self.adopt)
             self.appender = closing.enter_context(opened.appender)
             closing.callback(self.publisher.close)
+            # The lines this run writes, for its own last page (those its standings process
+            # did not replay): from here on, every line is one of them.
+            self.publisher.vouched = Vouched(since=self.appender.length)
             for note in opened.notes:
                 self.say(note, always=True)
             self.records = opened.records
@@ -363,8 +365,12 @@ class Tournament:
             else:
                 self._tables_due = [due]
             self._news.set()  # the standings task (_publish) takes it from here
+        digest = line_digest(line)
+        vouched = self.publisher.vouched
+        if vouched is not None:
+            vouched.add((digest,))
         if self._to_standings is not None:
-            self._unsent.append((summary, line_digest(line)))
+            self._unsent.append((summary, digest))
             if len(self._unsent) >= UNSENT_MAX:
                 self._send_unsent()
             if len(self.records) == self._published + 1:  # the files are due again: wake _pace
