@@ -59,6 +59,7 @@ from referee.tournament.plans.fixed import NO_GAMES, FixedPlan
 from referee.tournament.plans.plan import Pending, Plan, TestView
 from referee.tournament.progress import Progress, TournamentResult, cpu_lines, game_line, header
 from referee.tournament.slots import ScheduledGame
+from referee.tournament.store.files import MAX_REPLAYS
 from referee.tournament.store.folder import LOGS, RESULTS, latest_records, open_results, shown
 from referee.tournament.store.pages import PAGE, page_is_final
 from referee.tournament.store.publish import Cadence, Publisher
@@ -185,8 +186,9 @@ class Tournament:
             self.appender = closing.enter_context(opened.appender)
             closing.callback(self.publisher.close)
             # The lines this run writes, for its own last page (those its standings process
-            # did not replay): from here on, every line is one of them.
-            self.publisher.vouched = Vouched(since=self.appender.length)
+            # did not replay): from here on, every line is one of them; a page shows the
+            # latest MAX_REPLAYS lines, so no older digest is of use to it.
+            self.publisher.vouched = Vouched(since=self.appender.length, limit=MAX_REPLAYS)
             for note in opened.notes:
                 self.say(note, always=True)
             self.records = opened.records
