@@ -73,7 +73,7 @@ class Vouched:
     """The results lines a run's referee wrote, by their digests (sent to its standings
     process with their games): the referee's engine played every turn of each, from its
     setup, before the line was written, so a page entry of such a line is made without the
-    engine (:func:`~referee.render.html.line_entry` ``known``), in about half the time. A
+    engine (:func:`~referee.render.html.line_entry` ``known``), its costliest part. A
     line whose bytes differ, by a byte, from the ones written has another digest and is
     replayed by the engine as any other line is, its illegal turn shown as such.
 
@@ -81,7 +81,9 @@ class Vouched:
     on is one of them, its digest sent after the line is written. A window that has time
     (:meth:`ReplayWindow.update` ``wait``) leaves such a line for its next look until its
     digest is here. Digests not taken are forgotten, oldest first, past ``limit`` (their
-    lines fell out of a window before it read them)."""
+    lines fell out of a window before it read them). A line changed after it was written
+    is never vouched for: the looks stop at it until the next page, which replays it with
+    the engine and goes on."""
 
     def __init__(self, since: int, limit: int = 2 * MAX_REPLAYS) -> None:
         self.since = since
@@ -102,10 +104,12 @@ class Vouched:
     def take(self, digest: str) -> bool:
         """Whether the line of ``digest`` is one the referee wrote (then forgotten: its
         entry is made once)."""
-        if self._digests.pop(digest, False) is None:
-            self.taken += 1
-            return True
-        return False
+        kept = self._digests
+        if digest not in kept:
+            return False
+        del kept[digest]
+        self.taken += 1
+        return True
 
     def awaited(self, offset: int, digest: str) -> bool:
         """Whether the line at ``offset`` is the run's own and its digest has not come yet."""
