@@ -12,8 +12,12 @@ from referee.play.programs import read_head
 
 
 def hinted(detail: str, hints: Sequence[str]) -> str:
-    """*detail* with the hints after it, each as ``hint: ...``."""
-    return detail + "".join(f"; hint: {h}" for h in hints)
+    """*detail* with the hints after it, each once as ``hint: ...``. A bot's failed start
+    already carries its hints in its message (for a run's records), where a check's detail
+    goes on after it (what the bot sent): each is moved to the end, not said twice."""
+    for hint in hints:
+        detail = detail.replace(f"; hint: {hint}", "")
+    return detail + "".join(f"; hint: {h}" for h in dict.fromkeys(hints))
 
 
 def command_hints(argv: Sequence[str], cwd: Path | None) -> list[str]:
