@@ -96,6 +96,9 @@ CASES = [
      ["illegal-play", "pie-rule", "quit"]),
     (("--fault", "crash", "--after", "1"), "games", ["crash", "genmove", "exit status 3"],
      ["illegal-play", "quit"]),
+    (("--fault", "crash-loud", "--after", "1"), "games",
+     ["crash", "genmove", "exit status 3", "its stderr ends", "RuntimeError: fakebot: out of ideas"],
+     ["illegal-play", "quit"]),
     (("--fault", "refuse", "--at", "play"), "illegal-play", ["legal", "'? not today'"], ["pie-rule", "quit"]),
     (("--fault", "bad-gensetup"), "pie-rule", ["gensetup", "a1 a1", "distinct"], ["illegal-play", "quit"]),
     (("--fault", "bad-color"), "pie-rule", ["choose_color", "purple", "black or white"], ["games", "quit"]),
@@ -316,6 +319,21 @@ def test_cli_exit_1_when_a_check_fails(capsys: pytest.CaptureFixture[str]) -> No
     assert "pie-rule" in line and "'= purple'" in line
     assert "1 failed" in out
     assert _processes_with("--seed 434343") == []
+
+
+def test_cli_shows_why_a_bot_died_at_start_up(capsys: pytest.CaptureFixture[str]) -> None:
+    """A bot that dies in the handshake, saying why on stderr (a missing file, a traceback):
+    the start-up line quotes the end of its stderr, as a tournament's record does."""
+    bot = fakebot("--seed", "535353", "--fault", "crash-loud", "--at", "protocol_version")
+    code = main(["check", bot, "--size", "3", "--games", "1"])
+    out = capsys.readouterr().out
+    assert code == 1
+    line = next(x for x in out.splitlines() if x.startswith("FAIL"))
+    assert "start-up" in line and "exit status 3" in line, line
+    assert "its stderr ends" in line and "RuntimeError: fakebot: out of ideas" in line, line
+    assert "Traceback (most recent call last): | " in line  # its lines on one, as records have them
+    assert line.count("its stderr ends") == 1
+    assert _processes_with("--seed 535353") == []
 
 
 @pytest.mark.parametrize("command", ["./no-such-bot", "no-such-program-anywhere --flag", "", "'unclosed"])

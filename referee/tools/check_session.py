@@ -258,6 +258,8 @@ def fault_text(fault: BotFault) -> str:
         text = f"{fault.command!r}: {text}"
     if fault.received is not None:
         text += f"; the bot sent {fault.received}"  # already quoted and clipped
+    if fault.stderr:  # a crash or a failed start: the bot's own last words, usually the why
+        text += f"; its stderr ends {fault.stderr}"  # quoted, on one line, clipped
     return text
 
 
