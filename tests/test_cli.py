@@ -97,7 +97,7 @@ def test_show_says_which_game_it_shows_and_names_the_file_once(
     assert captured.out.startswith("game g0001")
     assert main(["show", str(games), "--game", "2"]) == 0
     assert capsys.readouterr().err == ""
-    assert main(["show", str(games), "--game", "99"]) == 1
+    assert main(["show", str(games), "--game", "99"]) == 2
     err = capsys.readouterr().err
     assert err.count(str(games)) == 1
     assert err.startswith(f"vastuz show: {games}: no game '99': the file holds 2 game(s)")

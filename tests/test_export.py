@@ -230,17 +230,36 @@ def test_sgf_escapes_survive_and_bad_sgf_is_an_error(run: Path, tmp_path: Path) 
             parse_sgf(text)
     bad = tmp_path / "bad.sgf"
     bad.write_text("(;FF[4]GM[1]SZ[19])")
-    assert main(["show", str(bad)]) == 1
+    assert main(["show", str(bad)]) == 2
 
 
 def test_export_of_a_folder_without_results_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["export", str(tmp_path / "nothing"), "--format", "pgn"]) == 1
+    assert main(["export", str(tmp_path / "nothing"), "--format", "pgn"]) == 2
     assert "no such folder" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
         main(["export", str(tmp_path), "--format", "xml"])
     assert exc.value.code == 2
+
+
+def test_what_cannot_be_written_exits_1_what_cannot_be_read_2(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad input (a folder or record that is not one) is exit 2; output that cannot be
+    written once the input was read (no such folder to write in, a full disk) is exit 1."""
+    nowhere = tmp_path / "no-such-folder"
+    assert main(["export", str(run), "--format", "pgn", "--out", str(nowhere / "games.pgn")]) == 1
+    assert "games.pgn" in capsys.readouterr().err
+    results = run / "results.jsonl"
+    assert main(["show", str(results), "--svg", str(nowhere / "board.svg")]) == 1
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "board.svg" in err
+    assert main(["show", str(results), "--html", str(nowhere / "games.html")]) == 1
+    assert "cannot write" in capsys.readouterr().err
+    assert main(["show", str(results), "--svg", str(tmp_path / "board.svg")]) == 0
+    assert (tmp_path / "board.svg").read_text().startswith("<svg")
+    assert main(["report", str(nowhere)]) == 2
 
 
 def _ordo_source() -> Path | None:

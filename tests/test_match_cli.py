@@ -167,12 +167,15 @@ def test_show_replays_a_game(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_show_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["show", str(tmp_path / "nothing.jsonl")]) == 1
+    # A record that is not there, or not a record: bad input, exit 2.
+    assert main(["show", str(tmp_path / "nothing.jsonl")]) == 2
     assert "nothing.jsonl: no such file" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema": 99}')
-    assert main(["show", str(bad)]) == 1
+    assert main(["show", str(bad)]) == 2
     assert "unsupported record schema" in capsys.readouterr().err
+    assert main(["show", str(bad), "--svg", str(tmp_path / "x.svg")]) == 2
+    assert "unsupported record schema" in capsys.readouterr().err and not (tmp_path / "x.svg").exists()
 
 
 def test_usage_errors() -> None:
@@ -353,7 +356,7 @@ def test_report_of_a_file_says_a_folder_is_expected(
     assert main(["match", command(), command("--seed", "2"), "--games", "2", "--size", "3",
                  "--out", str(out)]) == 0  # fmt: skip
     capsys.readouterr()
-    assert main(["report", str(out / "results.jsonl")]) == 1
+    assert main(["report", str(out / "results.jsonl")]) == 2
     err = capsys.readouterr().err
     assert "no such folder" not in err
     assert "results.jsonl: not a folder; expected a tournament's output folder" in err

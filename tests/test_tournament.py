@@ -331,7 +331,7 @@ def test_cli_config_errors_and_report(tmp_path, marker):
     assert stdout.splitlines()[0].startswith("rank,group,name,elo") and len(stdout.splitlines()) == 4
     proc = vastuz("report", str(tmp_path / "nothing-here"))
     _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 1 and "no such folder" in stderr
+    assert proc.returncode == 2 and "no such folder" in stderr
 
 
 def test_a_second_ctrl_c_kills_the_bots_at_once(tmp_path, marker):

@@ -19,6 +19,17 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
+def failed(command: str, exc: BaseException, path: Path, code: int) -> int:
+    """Say on one line why ``vastuz command`` stopped (a file error as the file and its
+    reason, else the error's own words) and give its exit ``code``: EXIT_USAGE when what
+    the user gave cannot be read as what was expected, EXIT_FAILED when the work failed."""
+    if isinstance(exc, OSError):
+        print(f"vastuz {command}: {exc.filename or path}: {exc.strerror or exc}", file=sys.stderr)
+    else:
+        print(f"vastuz {command}: {exc}", file=sys.stderr)
+    return code
+
+
 # Type functions for argparse. Each raises ArgumentTypeError with a message for the user:
 # argparse would otherwise name the function ("invalid _size value: 'x'").
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from referee.cli.common import EXIT_FAILED, EXIT_OK
+from referee.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, failed
 from referee.errors import VastuzError
 from referee.text import printable
 from referee.tools.export import FORMATS, load_games, render, write_sgf
@@ -35,8 +35,13 @@ def add_export_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
 
 
 async def cmd_export(args: argparse.Namespace) -> int:
+    # What the user gave is not a results folder (or cannot be read): exit 2; a file that
+    # cannot be written (a full disk) once it was read: exit 1.
     try:
         games = load_games(args.output)
+    except (OSError, ValueError, VastuzError) as exc:
+        return failed("export", exc, args.output, EXIT_USAGE)
+    try:
         for line in games.warnings:
             print(f"warning: {line}", file=sys.stderr)
         if games.void and args.format != "csv":
@@ -56,10 +61,6 @@ async def cmd_export(args: argparse.Namespace) -> int:
                 f"wrote {args.out} ({len([r for r in games.records if not r.is_void])} games)",
                 file=sys.stderr,
             )
-    except OSError as exc:
-        print(f"vastuz export: {exc.filename or args.output}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_FAILED
-    except (ValueError, VastuzError) as exc:
-        print(f"vastuz export: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+    except (OSError, ValueError, VastuzError) as exc:
+        return failed("export", exc, args.output, EXIT_FAILED)
     return EXIT_OK

@@ -71,10 +71,10 @@ async def cmd_show(args: argparse.Namespace) -> int:
         text = render_game(shown_game.record)
     except OSError as exc:
         print(f"vastuz show: {args.record}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_USAGE
     except (ValueError, VastuzError) as exc:
         print(f"vastuz show: {args.record}: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_USAGE
     if args.game is None and shown_game.total > 1:
         print(
             f"showing game 1 of {shown_game.total} in {args.record} "
@@ -95,26 +95,31 @@ def _show_picture(args: argparse.Namespace) -> int:
     if args.svg is not None and args.html is not None:
         print("vastuz show: give --svg or --html, not both", file=sys.stderr)
         return EXIT_USAGE
+    # The record given is not one (or cannot be read): exit 2; the picture cannot be
+    # written: exit 1.
     try:
         if args.svg is not None:
             record = load_game(args.record, args.game).record
             pos, last = position_after(record, args.turn)
             title = f"{record.game_id} after {len(record.turns) if args.turn is None else args.turn} turns"
-            args.svg.write_text(
-                board_svg(pos, last_turn=last, groups=args.groups, title=title), encoding="utf-8"
-            )
-            print(f"wrote {args.svg}")
+            text = board_svg(pos, last_turn=last, groups=args.groups, title=title)
         else:
             if args.game is not None or args.record.suffix == ".json":
                 records = [load_game(args.record, args.game).record]
             else:
                 records = list(ResultsFile(args.record).load().records)
-            args.html.write_text(game_page(records, title=f"{args.record.name}: games"), encoding="utf-8")
-            print(f"wrote {args.html} ({len(records)} game(s))")
+            text = game_page(records, title=f"{args.record.name}: games")
     except OSError as exc:
         print(f"vastuz show: {exc.filename or args.record}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_USAGE
     except (ValueError, VastuzError) as exc:
         print(f"vastuz show: {args.record}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    out = args.svg if args.svg is not None else args.html
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"vastuz show: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILED
+    print(f"wrote {out}" + ("" if args.svg is not None else f" ({len(records)} game(s))"))
     return EXIT_OK

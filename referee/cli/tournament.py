@@ -273,13 +273,15 @@ async def _report(args: argparse.Namespace) -> int:
     from referee.render.standings_text import render
     from referee.tournament.store.folder import load_standings
 
+    # Everything a report reads is the folder it was given: a folder that is not a results
+    # folder, or cannot be read, is bad input (exit 2).
     try:
         st, title = await trio.to_thread.run_sync(
             lambda: load_standings(args.folder, bootstrap=max(0, args.bootstrap))
         )
     except (VastuzError, OSError) as exc:
         print(f"vastuz report: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_USAGE
     if args.format == "html":
         from referee.tournament.store.pages import report_page
 
@@ -287,7 +289,7 @@ async def _report(args: argparse.Namespace) -> int:
             text = await trio.to_thread.run_sync(lambda: report_page(args.folder, st, title))
         except (VastuzError, OSError) as exc:
             print(f"vastuz report: {exc}", file=sys.stderr)
-            return EXIT_FAILED
+            return EXIT_USAGE
         sys.stdout.write(text)
         return EXIT_OK
     text = render(st, args.format, title=title)
