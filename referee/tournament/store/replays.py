@@ -186,7 +186,7 @@ class ReplayWindow:
     def update(self, wait: bool = False) -> int:
         """Read the lines appended to the results file since the last update (a last line
         without its newline, torn or being written, waits for the next) and give each its
-        entry; returns how many lines were read. ``wait`` (a look with time to spare): stop
+        entry; returns how many lines it took in. ``wait`` (a look with time to spare): stop
         at a line of the run's own whose digest has not come (:class:`Vouched`), to read it
         again at the next look, rather than replay it with the engine."""
         fresh: deque[tuple[int, int]] = deque(maxlen=self.window)
