@@ -167,7 +167,7 @@ def test_show_writes_a_position_as_svg_and_games_as_a_page(tournament: Path, tmp
     bad = vastuz("show", str(results), "--turn", "3")
     assert bad.returncode == 2 and "--turn and --groups go with --svg" in bad.stderr
     beyond = vastuz("show", str(results), "--svg", str(svg), "--turn", "999")
-    assert beyond.returncode == 1 and "has turns 0 to" in beyond.stderr
+    assert beyond.returncode == 2 and "has turns 0 to" in beyond.stderr
 
 
 def test_report_writes_the_standings_page(tournament: Path) -> None:
