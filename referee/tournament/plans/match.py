@@ -22,7 +22,7 @@ from typing import ClassVar
 from referee.play.records import GameSummary
 from referee.tournament.plans.fixed import FixedPlan, Schedule
 from referee.tournament.plans.plan import MAX_SCHEDULE_GAMES, Checks, Field, TestView
-from referee.tournament.slots import ScheduledGame
+from referee.tournament.slots import ScheduledGame, colour_reversed
 
 
 @dataclass(frozen=True)
@@ -91,18 +91,16 @@ class MatchSchedule(Schedule):
     def game(self, k: int) -> ScheduledGame:
         a, b = self.a, self.b
         couple, again = divmod(k, 2)
-        return ScheduledGame(
-            slot=f"g{k + 1:04d}",
-            index=k,
-            round=1,
-            pair=(a, b),
-            game=k + 1,
+        return colour_reversed(
+            a,
+            b,
             mode=self.field.mode,
-            first=b if again else a,
-            second=a if again else b,
             pair_key=f"{a}+{b}-c{couple + 1:04d}",
+            slot="g{:04d}",
+            index=k - again,
+            game=k - again + 1,
             opening=self.field.opening(couple),
-        )
+        )[again]
 
     def find(self, slot: str) -> ScheduledGame | None:
         found = _SLOT.fullmatch(slot)
