@@ -14,6 +14,9 @@ memory is its own:
 * ``vastuz report`` of the folder;
 * a page's rating history and an SPRT's LLR history of the run (its charts), CPU: read
   from the summaries' columns, and with a summary made a game (as before);
+* the page the run's standings process writes while it runs (``Worker.files``), 256 games
+  after the one before, at the end of the run: CPU, and the peak of the memory it
+  allocates (``tracemalloc``, a second time);
 * loading whole records, for comparison, on the first ``--whole`` games.
 """
 
@@ -155,6 +158,30 @@ else:
             summaries_cpu_s=round(t2 - t1, 3),
             same=columns == made,
         )
+    elif what == "page":
+        import gc, tracemalloc
+        from referee.tournament.config.loading import load_config
+        from referee.tournament.store.results import ResultsFile
+        from referee.tournament.store.standings_process import Worker
+        names = load_config(config_path).bot_names
+        log = ResultsFile(Path(folder) / "results.jsonl").summaries().records
+        n = len(log)
+        settings = dict(
+            folder=Path(folder), name="t", names=names, anchor=None, anchor_rating=0.0,
+            bootstrap=200, warning=None,
+        )
+        worker = Worker(settings, log[: n - 256])
+        worker.files(n - 256, n, n - 256, None)  # the first page: every count, the window's replays
+        for r in log[n - 256 :]:
+            worker.add(r)
+        gc.collect()
+        t0 = time.process_time()
+        worker.files(n, n, n, None)  # the next: 256 games more
+        t1 = time.process_time()
+        tracemalloc.start()
+        worker.files(n, n, n, None)  # and again, its memory traced
+        peak = tracemalloc.get_traced_memory()[1]
+        out.update(games=n, page_cpu_s=round(t1 - t0, 3), page_peak_mb=round(peak / 2**20, 1))
     else:
         from referee.tournament.store.folder import load_standings
         st, _ = load_standings(Path(folder))
@@ -199,6 +226,7 @@ def main() -> None:
             ("resume", "resume again (the page is current)"),
             ("report", "vastuz report (with intervals)"),
             ("history", "a page's rating and LLR histories"),
+            ("page", "a running run's page, 256 games after the last"),
             ("whole", f"load whole records, first {args.whole}"),
         ):
             result = measure(what, folder, config_path, args.whole)

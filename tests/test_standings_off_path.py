@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+import pytest
 import runs
 import trio
 
@@ -32,13 +33,15 @@ from referee.play.records import (
 )
 from referee.ratings.elo import RunningCounts, compute_ratings
 from referee.ratings.forfeits import time_loss_warnings
-from referee.ratings.history import rating_history
+from referee.ratings.history import Trail, llr_history, rating_history
 from referee.ratings.model import GameResult
 from referee.ratings.pentanomial import pentanomial_table
 from referee.ratings.report import RunningStandings, Standings, _lines, game_result, standings
+from referee.ratings.sprt import Sprt
 from referee.render.standings_html import RatingPoint, standings_page
 from referee.render.standings_text import summary_line
 from referee.tournament.config.loading import load_config
+from referee.tournament.plans import plan as plans
 from referee.tournament.runner import Tournament
 from referee.tournament.store.folder import latest_records, load_standings
 from referee.tournament.store.pages import PAGE, report_page
@@ -366,6 +369,57 @@ def test_the_standings_process_rates_the_latest_record_of_each_slot_as_the_run_d
         first.setdefault(r.slot, r)
     assert any(before.is_void for before, _ in again)
     assert any(not before.is_void and not later.is_void for before, later in again)
+
+
+def test_the_pages_histories_are_kept_as_the_games_come(tmp_path: Path) -> None:
+    """The standings process keeps its pages' rating and LLR histories as it counts the
+    games, so that a page takes no pass over the run: each point is the one
+    ``rating_history`` (``llr_history``) makes of the same games (the latest record of
+    each slot: a void game played again starts them afresh), between 24 and 48 of them
+    once there are enough, and one at the latest game."""
+    names = ["p", "q", "r"]
+    records = summaries(11, 700, names)
+    settings = {
+        "folder": tmp_path, "name": "t", "names": names, "anchor": "q", "anchor_rating": 1000.0,
+        "bootstrap": 0, "warning": None,
+    }  # fmt: skip
+    worker = Worker(settings, records[:30])
+    for r in records[30:]:
+        worker.add(r)
+    sprt = Sprt(0.0, 10.0)
+    test = plans.TestView(sprt, "p", sprt.status([0] * 5), "", False)
+    restarted = 0
+    for count in [1, 2, 9, 30, 31, 77, 160, 161, 450, 700]:
+        before = worker.pages.running
+        worker.standings(count, None, worker.pages)
+        restarted += worker.pages.running is not before
+        kept = latest_records(records[:count])
+        every = dict(rating_history(kept, names, anchor="q", anchor_rating=1000.0, checkpoints=count + 1))
+        history = worker.pages.ratings.history()
+        assert history and history[-1][0] == max(every), count
+        assert all(point == every[games] for games, point in history), count
+        if max(every) >= 48:
+            assert 24 < len(history) <= 49, (count, len(history))
+        pairs = dict(llr_history(kept, sprt, "p"))  # fewer than 400: a point at every pair
+        llr = worker.pages.llr_of(test).history()
+        assert all(v == pairs[n] for n, v in llr), count
+        assert [n for n, _ in llr[-1:]] == [max(pairs)] if pairs else llr == [], count
+    assert restarted >= 2  # void games played again, among them
+    with pytest.raises(AssertionError):  # the check can fail: a point of other games
+        other = dict(rating_history(latest_records(records[:600]), names, checkpoints=601))
+        assert all(point == other[games] for games, point in worker.pages.ratings.history())
+
+
+def test_a_trail_keeps_points_at_a_step_that_doubles() -> None:
+    trail: Trail[int] = Trail(4)
+    for event in range(1, 1001):
+        if trail.due(event):
+            trail.add(event, -event)
+        assert len(trail.points) <= 8
+        assert [e for e, _ in trail.points] == list(range(trail.step, event + 1, trail.step))
+    assert trail.step == 128 and [e for e, _ in trail.points] == [128 * k for k in range(1, 8)]
+    assert trail.upto(1000, lambda: 0)[-1] == (1000, 0) and trail.upto(896, lambda: 0)[-1] == (896, -896)
+    assert Trail[int](4).upto(0, lambda: 1) == []
 
 
 @contextlib.contextmanager

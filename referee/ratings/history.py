@@ -5,8 +5,8 @@ each pair. Pure, for the charts of ``standings.html``.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Iterator, Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from referee.play.records import GameSummary
 from referee.ratings.elo import RunningCounts
@@ -17,6 +17,8 @@ from referee.ratings.sprt import Sprt
 CHECKPOINTS = 24
 """Points of a rating history: a fit each (point estimates, no resampling)."""
 MAX_LLR_POINTS = 400
+
+P = TypeVar("P")
 
 
 @runtime_checkable
@@ -79,18 +81,125 @@ def rating_history(
         for game in results[done:end]:
             counts.add(game)
         done = end
-        fixed = anchor if anchor in counts.seen else None
-        bots = [n for n in names if n in counts.seen]
-        fit = counts.ratings(bots, anchor=fixed, anchor_rating=anchor_rating, bootstrap=0)
-        if any(r.bound is not None for r in fit.ratings):
-            fit = counts.ratings(bots, anchor=fixed, anchor_rating=anchor_rating)
-        point = {}
-        for r in fit.ratings:
-            value = r.low if r.bound == "lower" else r.high if r.bound == "upper" else r.elo
-            if value is not None and math.isfinite(value):
-                point[r.name] = value
-        out.append((end, point))
+        out.append((end, rating_point(counts, names, anchor, anchor_rating)))
     return out
+
+
+def rating_point(
+    counts: RunningCounts, names: Sequence[str], anchor: str | None, anchor_rating: float
+) -> dict[str, float]:
+    """One point of a rating history: ``{bot: Elo}`` of the games ``counts`` holds (see
+    :func:`rating_history`: a bound is drawn at its finite end, an unplaced bot left out)."""
+    fixed = anchor if anchor in counts.seen else None
+    bots = [n for n in names if n in counts.seen]
+    fit = counts.ratings(bots, anchor=fixed, anchor_rating=anchor_rating, bootstrap=0)
+    if any(r.bound is not None for r in fit.ratings):
+        fit = counts.ratings(bots, anchor=fixed, anchor_rating=anchor_rating)
+    point = {}
+    for r in fit.ratings:
+        value = r.low if r.bound == "lower" else r.high if r.bound == "upper" else r.elo
+        if value is not None and math.isfinite(value):
+            point[r.name] = value
+    return point
+
+
+class Trail(Generic[P]):
+    """Points of a growing run, one at every ``step``-th event, kept as the events come:
+    past ``2 * points`` of them, ``step`` doubles and every other point goes. A long run's
+    page then draws its history from between ``points`` and ``2 * points`` points (and the
+    latest) made along the way, with no pass over its games: what a page of a running
+    run costs stays the same, however long it grows. A finished run's page draws
+    :func:`rating_history`'s (or :func:`llr_history`'s) evenly spaced points instead."""
+
+    def __init__(self, points: int) -> None:
+        self.most = 2 * points
+        self.step = 1
+        self.points: list[tuple[int, P]] = []
+
+    def due(self, event: int) -> bool:
+        """Whether the ``event``-th event (from 1) makes a point."""
+        return event % self.step == 0
+
+    def add(self, event: int, point: P) -> None:
+        self.points.append((event, point))
+        if len(self.points) > self.most:
+            self.step *= 2
+            self.points = [p for p in self.points if p[0] % self.step == 0]
+
+    def upto(self, event: int, latest: Callable[[], P]) -> list[tuple[int, P]]:
+        """The points, and one at ``event`` (from ``latest()``) if the last is older."""
+        if not event or (self.points and self.points[-1][0] == event):
+            return list(self.points)
+        return [*self.points, (event, latest())]
+
+
+class RatingTrail:
+    """A run's rating history (:func:`rating_history`'s points, spaced by a :class:`Trail`)
+    kept as its rated games are counted into ``counts`` (shared with whoever counts them:
+    the standings process's page counts): call :meth:`counted` after each game."""
+
+    def __init__(
+        self,
+        counts: RunningCounts,
+        names: Sequence[str],
+        *,
+        anchor: str | None = None,
+        anchor_rating: float = 0.0,
+        checkpoints: int = CHECKPOINTS,
+    ) -> None:
+        self.counts = counts
+        self.names = list(names)
+        self.anchor = anchor
+        self.anchor_rating = anchor_rating
+        self.games = 0
+        self.trail: Trail[dict[str, float]] = Trail(checkpoints)
+
+    def _point(self) -> dict[str, float]:
+        return rating_point(self.counts, self.names, self.anchor, self.anchor_rating)
+
+    def counted(self) -> None:
+        """One more rated game is in ``counts``."""
+        self.games += 1
+        if self.trail.due(self.games):
+            self.trail.add(self.games, self._point())
+
+    def history(self) -> list[tuple[int, dict[str, float]]]:
+        """``(games so far, {bot: Elo})`` at each point kept, and at the latest game."""
+        return self.trail.upto(self.games, self._point)
+
+
+class LlrTrail:
+    """An SPRT's LLR history (:func:`llr_history`'s points, spaced by a :class:`Trail`)
+    kept as the run's games come: :meth:`add` each record, in order. Only the pairs not
+    yet complete are held."""
+
+    def __init__(self, test: Sprt, candidate: str, most: int = MAX_LLR_POINTS) -> None:
+        self.test = test
+        self.candidate = candidate
+        self.open: dict[Hashable, float] = {}
+        self.counts = [0, 0, 0, 0, 0]
+        self.pairs = 0
+        self.trail: Trail[float] = Trail(most // 2)
+
+    def _llr(self) -> float:
+        return self.test.status(self.counts).llr
+
+    def add(self, game: GameSummary) -> None:
+        found = pair_score(game, self.candidate)
+        if found is None:
+            return
+        key, score = found
+        if key not in self.open:
+            self.open[key] = score
+            return
+        self.counts[round(2 * (self.open.pop(key) + score))] += 1
+        self.pairs += 1
+        if self.trail.due(self.pairs):
+            self.trail.add(self.pairs, self._llr())
+
+    def history(self) -> list[tuple[int, float]]:
+        """``(pairs, LLR)`` at each point kept, and at the latest pair."""
+        return self.trail.upto(self.pairs, self._llr)
 
 
 def llr_history(games: Sequence[GameSummary], test: Sprt, candidate: str) -> list[tuple[int, float]]:

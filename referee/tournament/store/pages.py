@@ -42,18 +42,20 @@ def write_page(
     sprt: tuple[Sprt, str] | None = None,
     progress: tuple[int, int] | None = None,
     running: bool = False,
+    histories: tuple[list[tuple[int, dict[str, float]]], list[tuple[int, float]]] | None = None,
 ) -> None:
     """Write to ``out`` the page whose standings are ``st``, over ``summaries`` (the latest
-    record of each slot: the charts' histories) and the replays of ``replays`` (read up to
-    date first), an entry at a time. ``sprt`` is the test and its candidate when the run is
-    an SPRT (for the LLR chart)."""
+    record of each slot: the charts' histories, unless ``histories`` gives their points)
+    and the replays of ``replays`` (read up to date first), an entry at a time. ``sprt``
+    is the test and its candidate when the run is an SPRT (for the LLR chart)."""
     replays.update()
     kept = replays.kept()
-    history = [
-        RatingPoint(games, elo)
-        for games, elo in rating_history(summaries, names, anchor=anchor, anchor_rating=anchor_rating)
-    ]
-    llr = [] if sprt is None else llr_history(summaries, sprt[0], sprt[1])
+    if histories is None:
+        points = rating_history(summaries, names, anchor=anchor, anchor_rating=anchor_rating)
+        llr = [] if sprt is None else llr_history(summaries, sprt[0], sprt[1])
+    else:
+        points, llr = histories
+    history = [RatingPoint(games, elo) for games, elo in points]
     note = None
     # The replays embed every turn: past MAX_REPLAYS games the page shows the latest ones
     # (it grows by about a kilobyte a game).

@@ -94,10 +94,12 @@ class Publisher:
         test: TestView | None,
         progress: tuple[int, int],
         running: bool,
+        histories: tuple[list[tuple[int, dict[str, float]]], list[tuple[int, float]]] | None = None,
     ) -> float:
         """``standings.html``, replaced atomically; a decided test's page says the run is
         complete at ``done``. Only the games recorded since the last page are replayed:
-        returns the seconds that took."""
+        returns the seconds that took. ``histories``: the charts' rating and LLR points
+        where the caller kept them as the games came (else a pass over ``records``)."""
         done, total = progress
         started = time.time()
         replays = self._window()
@@ -115,6 +117,7 @@ class Publisher:
                 sprt=None if test is None else (test.test, test.candidate),
                 progress=(done, done if test is not None and test.decided else total),
                 running=running,
+                histories=histories,
             )
         if running:
             self.writes.append((started, time.time(), len(records)))

@@ -10,8 +10,8 @@ made once a game), saying when it ran. Between requests it makes the replays of 
 recorded so far, so that neither the next page nor the run's own final one has them all to
 make at once. It ends when its input ends. Each table and page
 counts only the records new since the last one (:class:`Prefix`), so their cost does not
-grow with the run (the page's rating chart, a fit at 24 points of the run, still takes a
-pass over the summaries: its cadence keeps it a share of the run).
+grow with the run; so are the page's charts (a rating history and an SPRT's LLR, their
+points made as the games are counted, never a pass over the run).
 
 The messages both ways are frames: a 4-byte big-endian length, then a pickle (between two
 processes of this program over their own pipes). In: ``("init", settings, records)``,
@@ -39,6 +39,7 @@ from typing import Any
 
 from referee.errors import VastuzError
 from referee.play.records import GameSummary
+from referee.ratings.history import LlrTrail, RatingTrail
 from referee.ratings.report import RunningStandings, SprtStanding, Standings
 from referee.render.standings_text import render, summary_line
 from referee.tournament.config.odds import TimeOdds
@@ -106,12 +107,39 @@ class Prefix:
     the run. The latest record of each slot is rated, as
     :func:`~referee.tournament.store.folder.latest_records` keeps it; a record that
     replaces one already counted (a void game played again) starts the counts afresh from
-    the latest records, once."""
+    the latest records, once. With ``trails`` (the pages' counts), the charts' histories
+    are kept along the way too (:class:`~referee.ratings.history.RatingTrail`, and an
+    SPRT's :class:`~referee.ratings.history.LlrTrail` from the first page that has a
+    test), so that a page takes no pass over the run's games."""
 
-    def __init__(self, worker: Worker) -> None:
+    def __init__(self, worker: Worker, trails: bool = False) -> None:
         self.worker = worker
+        self.trails = trails
         self.count = 0  # records counted, of worker.records
-        self.running = RunningStandings(worker.publisher.names)
+        self.llr: LlrTrail | None = None
+        self._start()
+
+    def _start(self) -> None:
+        publisher = self.worker.publisher
+        self.running = RunningStandings(publisher.names)
+        self.ratings = RatingTrail(
+            self.running.counts,
+            publisher.names,
+            anchor=publisher.anchor,
+            anchor_rating=publisher.anchor_rating,
+        )
+        if self.llr is not None:
+            self.llr = LlrTrail(self.llr.test, self.llr.candidate)
+
+    def _add(self, record: GameSummary) -> None:
+        running = self.running
+        rated = running.records - running.void
+        running.add(record)
+        if self.trails:
+            if running.records - running.void != rated:
+                self.ratings.counted()
+            if self.llr is not None:
+                self.llr.add(record)
 
     def advance(self, count: int) -> RunningStandings:
         """The counts of the first ``count`` records (``count`` never less than the last)."""
@@ -121,16 +149,30 @@ class Prefix:
             earlier = records.rows_like(k)
             if earlier[0] == k:  # the slot's first record
                 if not replaced:
-                    self.running.add(records.row(k))
+                    self._add(records.row(k))
             elif all(records.is_void(j) for j in earlier if j < k):
                 replaced = True  # it replaces a void one (latest_records)
             # else a record after one with a result: not rated (latest_records drops it)
-        if replaced:
-            self.running = RunningStandings(self.worker.publisher.names)
-            for r in latest_records(records[:count]):
-                self.running.add(r)
         self.count = max(self.count, count)
+        if replaced:
+            self._again()
         return self.running
+
+    def _again(self) -> None:
+        """Count the latest records of the first :attr:`count` afresh."""
+        self._start()
+        for r in latest_records(self.worker.records[: self.count]):
+            self._add(r)
+
+    def llr_of(self, test: TestView) -> LlrTrail:
+        """The SPRT's LLR trail of the records counted so far (made at the first ask, or
+        when the test's candidate changes, from the latest records)."""
+        llr = self.llr
+        if llr is None or llr.test != test.test or llr.candidate != test.candidate:
+            self.llr = llr = LlrTrail(test.test, test.candidate)
+            for r in latest_records(self.worker.records[: self.count]):
+                llr.add(r)
+        return llr
 
 
 class Worker:
@@ -161,7 +203,7 @@ class Worker:
         # Tables and pages are each asked for in order, but a table can be of fewer games
         # than the page before it (it waited for its turn): each has its own counts.
         self.tables = Prefix(self)
-        self.pages = Prefix(self)
+        self.pages = Prefix(self, trails=True)
 
     def add(self, record: GameSummary) -> None:
         self.records.append(record)
@@ -227,7 +269,9 @@ class Worker:
         started = time.time()
         st = self.standings(count, test, self.pages)
         self.publisher.write(st, f"{self.publisher.name}: standings after {done} of {total} games")
-        made = self.publisher.page(st, self.records[:count], test, (done, total), True)
+        pages = self.pages
+        histories = (pages.ratings.history(), [] if test is None else pages.llr_of(test).history())
+        made = self.publisher.page(st, self.records[:count], test, (done, total), True, histories)
         return started, time.time(), count, made
 
 
