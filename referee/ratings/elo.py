@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from referee.ratings.fit import ELO_PER_NAT
 from referee.ratings.groups import Group, GroupFit, Line, connected_groups
 from referee.ratings.model import GameResult, elo_from_score, expected_score, los
+from referee.ratings.pairkeys import ClosedPairs
 from referee.ratings.pentanomial import Counts, Pentanomial, pentanomial
 from referee.ratings.units import CLASS_POINTS, OutcomeCounts, outcome_counts, totals
 
@@ -224,8 +225,10 @@ class RunningCounts:
         self._counts: dict[tuple[str, str], list[int]] = {}
         # Each pair key's games so far, for its units (they change with each of its games:
         # units.py). A game is one small int, 3 x its pairing's number + u's half-points: a
-        # long run keeps this for every key, so not its GameResults.
+        # long run keeps this for every key, so not its GameResults; and a text key whose
+        # two games are one unit (almost every key of a run) in a compact table.
         self._keyed: dict[Hashable, tuple[int, ...]] = {}
+        self._closed = ClosedPairs()
         self._numbered: list[tuple[str, str]] = []  # the pairings by number
         self._number: dict[tuple[str, str], int] = {}
 
@@ -256,10 +259,17 @@ class RunningCounts:
         if number is None:
             number = self._number[pairing] = len(self._numbered)
             self._numbered.append(pairing)
-        members = self._keyed.get(game.pair, ())
+        key = game.pair
+        members = self._keyed.get(key)
+        if members is None:
+            members = (self._closed.pop(key) if type(key) is str and self._closed else None) or ()
         self._units(members, -1)
         members += (3 * number + half,)
-        self._keyed[game.pair] = members
+        if len(members) == 2 and members[0] // 3 == number and type(key) is str:
+            self._closed.put(key, (members[0], members[1]))
+            self._keyed.pop(key, None)
+        else:
+            self._keyed[key] = members
         self._units(members, 1)
 
     def _units(self, members: tuple[int, ...], sign: int) -> None:

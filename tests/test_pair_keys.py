@@ -1,0 +1,99 @@
+"""The compact table of completed pair keys (referee/ratings/pairkeys.py) behaves as the
+dict it stands in for, and RunningCounts with it counts as compute_ratings does when
+keys come back after they were complete."""
+
+from __future__ import annotations
+
+import random
+import tracemalloc
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.ratings.elo import RunningCounts, compute_ratings
+from referee.ratings.model import GameResult
+from referee.ratings.pairkeys import ClosedPairs
+from referee.ratings.pentanomial import pair_counts
+
+KEYS = st.one_of(
+    st.text(max_size=6),  # the empty key, any code point (lone surrogates too)
+    st.sampled_from(["r1c01", "r1c1", "r1c01\x00", "\udcff", "é", "e\u0301"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), KEYS, st.integers(0, 2**32 - 2), st.integers(0, 2**32 - 2))))
+def test_closed_pairs_are_a_dict(ops: list[tuple[bool, str, int, int]]) -> None:
+    table, model = ClosedPairs(), dict[str, tuple[int, int]]()
+    for put, key, a, b in ops:
+        if put and key not in model:
+            table.put(key, (a, b))
+            model[key] = (a, b)
+        elif put:
+            with pytest.raises(KeyError):
+                table.put(key, (a, b))
+        else:
+            assert table.pop(key) == model.pop(key, None)
+        assert len(table) == len(model)
+    for key, members in model.items():
+        assert table.pop(key) == members
+    assert len(table) == 0
+
+
+def test_many_keys_grow_the_table_and_are_all_found() -> None:
+    rng = random.Random(5)
+    table, model = ClosedPairs(), {}
+    for k in range(20_000):
+        key = f"r{k % 97}-b{k}+c{rng.randrange(10**6)}-p{k}"
+        members = (rng.randrange(300), rng.randrange(300))
+        table.put(key, members)
+        model[key] = members
+        if k % 7 == 0:  # some taken back out and put back (a dead entry revived)
+            assert table.pop(key) == members
+            assert table.pop(key) is None
+            table.put(key, members)
+    assert len(table) == len(model)
+    assert all(table.pop(key) == members for key, members in model.items())
+    assert all(table.pop(key) is None for key in model)
+
+
+def nonzero(table: dict[tuple[str, str], tuple[int, ...]]) -> dict[tuple[str, str], tuple[int, ...]]:
+    return {k: v for k, v in table.items() if any(v)}
+
+
+def test_a_key_that_comes_back_after_its_pair_counts_as_lone_games() -> None:
+    """A completed pair's key that gets a third game (a results file pasted together, a
+    plan that shares a key): its games are lone units again, as compute_ratings counts
+    them; and a fourth, and a key that was never complete."""
+    games = [
+        GameResult("a", "b", 1.0, "k"),
+        GameResult("b", "a", 0.5, "k"),  # the pair k is complete
+        GameResult("a", "c", 1.0, "m"),
+        GameResult("a", "b", 0.0, "k"),  # k again
+        GameResult("c", "a", 1.0, "m"),
+        GameResult("b", "a", 1.0, "k"),
+        GameResult("b", "c", 0.5, None),
+    ]
+    counts = RunningCounts()
+    for k, game in enumerate(games, 1):
+        counts.add(game)
+        assert repr(counts.ratings(["a", "b", "c"])) == repr(compute_ratings(games[:k], ["a", "b", "c"]))
+        assert nonzero(counts.pair_table()) == nonzero(pair_counts(games[:k]))
+
+
+def test_a_runs_pair_keys_cost_a_few_dozen_bytes() -> None:
+    """What the compact table is for: a long run's completed pairs, measured (this is
+    memory, not time: the same on any machine)."""
+    games = []
+    for k in range(20_000):
+        key = f"r{k // 20}-bot{k % 5}+bot{(k + 1) % 5}-c{k:05d}"
+        games += [GameResult("bot1", "bot2", 1.0, key), GameResult("bot2", "bot1", 0.5, key)]
+    tracemalloc.start()
+    counts = RunningCounts()
+    for game in games:
+        counts.add(game)
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert held / 20_000 < 70  # a dict of the keys and their tuples: about 150
+    assert len(counts._closed) == 20_000 and not counts._keyed
