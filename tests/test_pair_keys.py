@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import random
 import tracemalloc
+from collections.abc import Mapping
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.ratings import pairkeys
 from referee.ratings.elo import RunningCounts, compute_ratings
 from referee.ratings.model import GameResult
 from referee.ratings.pairkeys import ClosedPairs
@@ -41,6 +43,17 @@ def test_closed_pairs_are_a_dict(ops: list[tuple[bool, str, int, int]]) -> None:
     assert len(table) == 0
 
 
+def test_keys_whose_hashes_are_equal_are_told_apart_by_their_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pairkeys, "_hash", lambda key: len(key) % 3)  # collisions everywhere
+    table = ClosedPairs()
+    keys = [f"k{n}" for n in range(200)] + ["", "\udcff", "é", "e\u0301"]
+    for n, key in enumerate(keys):
+        table.put(key, (n, n + 1))
+        assert table.pop(f"x{key}") is None
+    for n, key in enumerate(reversed(keys)):
+        assert table.pop(key) == (len(keys) - 1 - n, len(keys) - n)
+
+
 def test_many_keys_grow_the_table_and_are_all_found() -> None:
     rng = random.Random(5)
     table, model = ClosedPairs(), {}
@@ -58,7 +71,7 @@ def test_many_keys_grow_the_table_and_are_all_found() -> None:
     assert all(table.pop(key) is None for key in model)
 
 
-def nonzero(table: dict[tuple[str, str], tuple[int, ...]]) -> dict[tuple[str, str], tuple[int, ...]]:
+def nonzero(table: Mapping[tuple[str, str], tuple[int, ...]]) -> dict[tuple[str, str], tuple[int, ...]]:
     return {k: v for k, v in table.items() if any(v)}
 
 
