@@ -95,10 +95,10 @@ def _same_results(rows: SummaryLog | SummaryView, games: Sequence[GameSummary]) 
         expected = [r for r in map(game_result, games) if r is not None]
     except ValueError as exc:
         with pytest.raises(ValueError, match=re.escape(str(exc))):
-            rows.results()
+            list(rows.results())
         return
-    got = rows.results()
-    assert got == expected
+    got = list(rows.results())
+    assert got == expected and rows.rated_count() == len(expected)
     for x, y in zip(got, expected, strict=True):
         assert type(x.score_a) is type(y.score_a) and type(x.pair) is type(y.pair)
 

@@ -4,6 +4,7 @@ each pair. Pure, for the charts of ``standings.html``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Generic, Protocol, TypeVar, runtime_checkable
@@ -26,8 +27,12 @@ class RatedGames(Protocol):
     """Games that give their rating view themselves, without making each record (a run's
     summaries kept in columns: :class:`~referee.tournament.store.summary_log.SummaryLog`)."""
 
-    def results(self) -> list[GameResult]:
+    def results(self) -> Iterator[GameResult]:
         """``game_result`` of each game, the void ones left out, in order."""
+        ...
+
+    def rated_count(self) -> int:
+        """How many :meth:`results` gives."""
         ...
 
 
@@ -66,19 +71,21 @@ def rating_history(
     least (or at most), which takes the intervals of that prefix; a line then rises as the
     evidence grows and meets the estimate once the bot drops a point. A bot is left out of
     a point where it has no rating yet, or where nothing places it (a NaN rating)."""
-    if isinstance(games, RatedGames):
-        results = games.results()
+    results: Iterator[GameResult]
+    if isinstance(games, RatedGames):  # one at a time, from a run's columns
+        total, results = games.rated_count(), games.results()
     else:
-        results = [r for r in (game_result(g) for g in games) if r is not None]
-    if not results:
+        listed = [r for r in (game_result(g) for g in games) if r is not None]
+        total, results = len(listed), iter(listed)
+    if not total:
         return []
-    step = max(1, len(results) // checkpoints)
-    ends = sorted({*range(step, len(results) + 1, step), len(results)})
+    step = max(1, total // checkpoints)
+    ends = sorted({*range(step, total + 1, step), total})
     out = []
     counts = RunningCounts()  # each prefix's fit without a pass over it
     done = 0
     for end in ends:
-        for game in results[done:end]:
+        for game in itertools.islice(results, end - done):
             counts.add(game)
         done = end
         out.append((end, rating_point(counts, names, anchor, anchor_rating)))

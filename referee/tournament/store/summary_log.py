@@ -124,12 +124,18 @@ class _Rows(Sequence[GameSummary]):
         log, rows = self._log_rows()
         return map(log.event_of, rows)
 
-    def results(self) -> list[GameResult]:
+    def results(self) -> Iterator[GameResult]:
         """The rating view of these rows' rated games, in order: ``game_result`` of each
-        summary but the void ones', read from the columns (no summary is made). A page's
-        rating history takes one pass over every game of the run: this is that pass."""
+        summary but the void ones', read from the columns (no summary is made), one at a
+        time. A page's rating history takes one pass over every game of the run: this is
+        that pass, and it holds no list of them."""
         log, rows = self._log_rows()
         return log._results(rows)
+
+    def rated_count(self) -> int:
+        """How many games :meth:`results` gives."""
+        log, rows = self._log_rows()
+        return log._rated_count(rows)
 
     def pair_scores(self, candidate: str) -> Iterator[tuple[Hashable, float]]:
         """``pair_score(g, candidate)`` of each of these rows' games, those it gives None
@@ -347,17 +353,15 @@ class SummaryLog(_Rows):
             texts[self._events[k]],
         )
 
-    def _results(self, rows: Iterable[int]) -> list[GameResult]:
+    def _results(self, rows: Iterable[int]) -> Iterator[GameResult]:
         flags, terms, winners = self._flags, self._terms, self._winners
         texts, labels, pairs, ends = self._texts, self._labels, self._pairs, self._pair_ends
-        out: list[GameResult] = []
-        add = out.append
         for k in rows:
             f = flags[k]
             if f & _WHOLE:
                 whole = game_result(self._whole[k])
                 if whole is not None:
-                    add(whole)
+                    yield whole
                 continue
             if terms[k] == _VOID:
                 continue
@@ -365,8 +369,15 @@ class SummaryLog(_Rows):
             a, b = texts[labels[2 * k]], texts[labels[2 * k + 1]]
             assert a is not None and b is not None
             pair = None if f & _PAIR_NONE else _piece(pairs, ends, k)
-            add(GameResult(a, b, 0.5 if winner == _NO_WINNER else 1.0 if winner == 0 else 0.0, pair))
-        return out
+            yield GameResult(a, b, 0.5 if winner == _NO_WINNER else 1.0 if winner == 0 else 0.0, pair)
+
+    def _rated_count(self, rows: Sequence[int]) -> int:
+        if not self._whole and isinstance(rows, range) and rows.step == 1:  # a prefix, a slice
+            return len(rows) - self._terms[rows.start : rows.stop].tobytes().count(_VOID)
+        flags, terms, whole = self._flags, self._terms, self._whole
+        return sum(
+            game_result(whole[k]) is not None if flags[k] & _WHOLE else terms[k] != _VOID for k in rows
+        )
 
     def _pair_scores(self, rows: Iterable[int], candidate: str) -> Iterator[tuple[Hashable, float]]:
         flags, terms, winners = self._flags, self._terms, self._winners
