@@ -1,22 +1,26 @@
 """The compact table of completed pair keys (referee/ratings/pairkeys.py) behaves as the
 dict it stands in for, and RunningCounts with it counts as compute_ratings does when
-keys come back after they were complete."""
+keys come back after they were complete; an LLR history, kept a byte a pair, is thinned
+as it was."""
 
 from __future__ import annotations
 
 import random
 import tracemalloc
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.play.records import BotStats, BotSummary, GameSummary, Termination
 from referee.ratings import pairkeys
 from referee.ratings.elo import RunningCounts, compute_ratings
+from referee.ratings.history import llr_history, pair_score
 from referee.ratings.model import GameResult
 from referee.ratings.pairkeys import ClosedPairs
 from referee.ratings.pentanomial import pair_counts
+from referee.ratings.sprt import Sprt
 
 KEYS = st.one_of(
     st.text(max_size=6),  # the empty key, any code point (lone surrogates too)
@@ -110,3 +114,31 @@ def test_a_runs_pair_keys_cost_a_few_dozen_bytes() -> None:
     tracemalloc.stop()
     assert held / 20_000 < 70  # a dict of the keys and their tuples: about 150
     assert len(counts._closed) == 20_000 and not counts._keyed
+
+
+def test_an_llr_history_past_its_most_points_is_thinned_evenly() -> None:
+    """``llr_history`` of 1,203 pairs: a point every third pair and the last, each the
+    LLR of the pairs so far (as an SPRT's status gives it), whatever the order of games."""
+    rng = random.Random(9)
+    games = []
+    for k in range(1203):
+        a, b = ("cand", "base") if rng.random() < 0.5 else ("base", "cand")
+        for seats, end in (((a, b), "a"), ((b, a), "b")):
+            bots = (BotSummary(seats[0], BotStats()), BotSummary(seats[1], BotStats()))
+            winner = rng.choice([0, 1, None])
+            slot, kind = f"s{k}{end}", Termination.SCORE
+            games.append(GameSummary(f"g{k}{end}", slot, seats, winner, kind, None, f"p{k}", bots, 9))
+    rng.shuffle(games)
+    test = Sprt(0.0, 5.0)
+    points = llr_history(games, test, "cand")
+    counts, expected = [0] * 5, []
+    seen: dict[Hashable, float] = {}
+    for g in games:
+        key, score = pair_score(g, "cand") or ("", 0.0)
+        if key in seen:
+            counts[round(2 * (seen.pop(key) + score))] += 1
+            expected.append(test.status(counts).llr)
+        else:
+            seen[key] = score
+    assert [n for n, _ in points] == [*range(3, 1203, 3), 1203]
+    assert [v for _, v in points] == [expected[n - 1] for n, _ in points]

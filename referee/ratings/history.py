@@ -219,18 +219,30 @@ def llr_history(games: Sequence[GameSummary], test: Sprt, candidate: str) -> lis
         scores = (pair_score(g, candidate) for g in games)
     points: dict[Hashable, float] = {}
     counts = [0, 0, 0, 0, 0]
-    completed: list[tuple[int, ...]] = []
+    # The class of each completed pair's points, in order (a byte each): the counts after
+    # any of them are summed again for the points chosen, which are known only at the end.
+    completed = bytearray()
     for found in scores:
         if found is None:
             continue
         key, score = found
         if key in points:
-            counts[round(2 * (points.pop(key) + score))] += 1
-            completed.append(tuple(counts))
+            k = round(2 * (points.pop(key) + score))
+            counts[k] += 1
+            completed.append(k)
         else:
             points[key] = score
-    step = max(1, len(completed) // MAX_LLR_POINTS)
-    chosen = [*completed[step - 1 :: step]]
-    if completed and chosen[-1] != completed[-1]:
-        chosen.append(completed[-1])
-    return [(sum(c), test.status(c).llr) for c in chosen]
+    n = len(completed)
+    step = max(1, n // MAX_LLR_POINTS)
+    ends = [*range(step, n + 1, step)]
+    if n and ends[-1] != n:
+        ends.append(n)
+    out = []
+    counts = [0, 0, 0, 0, 0]
+    done = 0
+    for end in ends:
+        for k in completed[done:end]:
+            counts[k] += 1
+        done = end
+        out.append((end, test.status(counts).llr))
+    return out
