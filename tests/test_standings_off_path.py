@@ -31,6 +31,7 @@ from referee.play.records import (
     GameSummary,
     Termination,
 )
+from referee.ratings import history as history_module
 from referee.ratings.elo import RunningCounts, compute_ratings
 from referee.ratings.forfeits import time_loss_warnings
 from referee.ratings.history import Trail, llr_history, rating_history
@@ -408,6 +409,34 @@ def test_the_pages_histories_are_kept_as_the_games_come(tmp_path: Path) -> None:
     with pytest.raises(AssertionError):  # the check can fail: a point of other games
         other = dict(rating_history(latest_records(records[:600]), names, checkpoints=601))
         assert all(point == other[games] for games, point in worker.pages.ratings.history())
+
+
+def test_a_rating_trail_fits_only_the_points_it_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A point is fitted when a history is asked for, once; a point dropped before that
+    (its step doubled) never is: with a large field's intervals, fits are the cost."""
+    fitted = []
+    real = history_module.rating_point
+
+    def spy(counts: RunningCounts, *args: object) -> dict[str, float]:
+        fitted.append(sum(counts._wins.values()) + sum(counts._draws.values()) // 2)
+        return real(counts, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(history_module, "rating_point", spy)
+    names = ["p", "q", "r"]
+    games = [r for r in map(game_result, summaries(3, 900, names)) if r is not None]
+    counts = RunningCounts()
+    trail = history_module.RatingTrail(counts, names)
+    for n, game in enumerate(games, 1):
+        counts.add(game)
+        trail.counted()
+        if n == 40:
+            assert [g for g, _ in trail.history()] == fitted == list(range(1, 41))
+            fitted.clear()
+    shown = trail.history()
+    assert len(shown) < 49 and shown[-1][0] == len(games) > 800
+    assert fitted == [g for g, _ in shown if g > 40]  # the points not fitted yet, and the latest
+    fitted.clear()
+    assert trail.history() == shown and fitted == [len(games)]  # the latest is not a point
 
 
 def test_a_trail_keeps_points_at_a_step_that_doubles() -> None:

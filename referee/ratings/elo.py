@@ -282,6 +282,18 @@ class RunningCounts:
         for m in members:
             self._counts[self._numbered[m // 3]][m % 3] += sign
 
+    def frozen(self) -> RunningCounts:
+        """A copy of what :meth:`ratings` reads, which later games do not change: a point of
+        a rating history, to be fitted later if it is still wanted (no pair keys: nothing
+        can be added to it)."""
+        out = RunningCounts.__new__(RunningCounts)
+        out.seen = set(self.seen)
+        out._wins, out._draws, out._losses = dict(self._wins), dict(self._draws), dict(self._losses)
+        out._points = dict(self._points)
+        out._pairings = dict(self._pairings)
+        out._counts = {pairing: list(row) for pairing, row in self._counts.items()}
+        return out
+
     def ratings(
         self,
         bots: Sequence[str] | None = None,

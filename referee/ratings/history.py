@@ -143,7 +143,10 @@ class Trail(Generic[P]):
 class RatingTrail:
     """A run's rating history (:func:`rating_history`'s points, spaced by a :class:`Trail`)
     kept as its rated games are counted into ``counts`` (shared with whoever counts them:
-    the standings process's page counts): call :meth:`counted` after each game."""
+    the standings process's page counts): call :meth:`counted` after each game. A point is
+    the counts as they were (:meth:`RunningCounts.frozen`), fitted when a history is asked
+    for, once: a point dropped before that (the step doubled) is never fitted, which with
+    a large field and its intervals is most of the cost."""
 
     def __init__(
         self,
@@ -159,20 +162,28 @@ class RatingTrail:
         self.anchor = anchor
         self.anchor_rating = anchor_rating
         self.games = 0
-        self.trail: Trail[dict[str, float]] = Trail(checkpoints)
+        self.trail: Trail[dict[str, float] | RunningCounts] = Trail(checkpoints)
 
-    def _point(self) -> dict[str, float]:
-        return rating_point(self.counts, self.names, self.anchor, self.anchor_rating)
+    def _point(self, counts: RunningCounts) -> dict[str, float]:
+        return rating_point(counts, self.names, self.anchor, self.anchor_rating)
 
     def counted(self) -> None:
         """One more rated game is in ``counts``."""
         self.games += 1
         if self.trail.due(self.games):
-            self.trail.add(self.games, self._point())
+            self.trail.add(self.games, self.counts.frozen())
 
     def history(self) -> list[tuple[int, dict[str, float]]]:
         """``(games so far, {bot: Elo})`` at each point kept, and at the latest game."""
-        return self.trail.upto(self.games, self._point)
+        points = self.trail.points
+        for k, (games, point) in enumerate(points):
+            if isinstance(point, RunningCounts):
+                points[k] = (games, self._point(point))
+        return [
+            (games, point)
+            for games, point in self.trail.upto(self.games, lambda: self._point(self.counts))
+            if isinstance(point, dict)
+        ]
 
 
 class LlrTrail:
