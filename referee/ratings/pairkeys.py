@@ -3,8 +3,8 @@
 :class:`~referee.ratings.elo.RunningCounts` remembers each pair key's games, because a key
 that gets one more game changes its units (two games of one pairing are one pentanomial
 unit; a key with other games counts each as its own). A run has a key for every two games
-and completes almost all of them; as a ``dict`` of strings and tuples each costs about 130
-bytes, more than the run's summary of its two games. :class:`ClosedPairs` holds the
+and completes almost all of them; as a ``dict`` of strings and tuples each would cost more
+than the run's summary of its two games. :class:`ClosedPairs` holds the
 completed ones' text in one buffer, their hashes and their two games' codes in arrays,
 indexed by an open-addressing table of the hash, so that a key costs a few dozen bytes and
 is still found exactly (the text is compared where the hash is equal).
