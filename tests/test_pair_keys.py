@@ -5,6 +5,7 @@ as it was."""
 
 from __future__ import annotations
 
+import math
 import random
 import tracemalloc
 from collections.abc import Hashable, Mapping
@@ -142,3 +143,35 @@ def test_an_llr_history_past_its_most_points_is_thinned_evenly() -> None:
             seen[key] = score
     assert [n for n, _ in points] == [*range(3, 1203, 3), 1203]
     assert [v for _, v in points] == [expected[n - 1] for n, _ in points]
+
+
+def same(a: float | None, b: float | None) -> bool:
+    return a == b or (a != a and b != b)  # NaN: a bot nothing places
+
+
+def test_a_history_point_computes_the_intervals_of_its_bounds_alone() -> None:
+    """``bounds_only``: each bound's interval (its finite end is a history's point) to the
+    last bit as with every interval computed; the other lines' collapse onto their
+    estimates, and no gaps are computed."""
+    bounds = 0
+    for trial in range(150):
+        rng = random.Random(trial)
+        names = [f"b{k}" for k in range(rng.randrange(2, 10))]
+        counts = RunningCounts()
+        for k in range(rng.randrange(1, 50)):
+            a, b = rng.sample(names, 2)
+            score = 1.0 if trial % 3 == 0 and a == names[0] else rng.choice([0.0, 0.5, 1.0])
+            counts.add(GameResult(a, b, score, rng.choice([None, f"p{k // 2}"])))
+        bots = [n for n in names if n in counts.seen]
+        anchor = bots[0] if trial % 2 else None
+        full = counts.ratings(bots, anchor=anchor, anchor_rating=5.0)
+        lean = counts.ratings(bots, anchor=anchor, anchor_rating=5.0, bounds_only=True)
+        assert lean.gaps == {} and lean.los == {}
+        for x, y in zip(full.ratings, lean.ratings, strict=True):
+            assert x.name == y.name and same(x.elo, y.elo) and x.bound == y.bound
+            if x.bound is not None:
+                bounds += 1
+                assert (x.low, x.high) == (y.low, y.high)
+            elif y.elo is not None and math.isfinite(y.elo):
+                assert y.low == y.high == y.elo
+    assert bounds > 30

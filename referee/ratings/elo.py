@@ -303,11 +303,14 @@ class RunningCounts:
         bootstrap: int = 1000,
         confidence: float = 0.95,
         start: Mapping[str, float] | None = None,
+        bounds_only: bool = False,
     ) -> Ratings:
         """``compute_ratings`` of the games so far with these arguments. ``start`` (bot ->
         rating, e.g. the last table's) warm-starts the fit of each group whose bots all have
         a finite one: the same maximum to within the fit's tolerance (not to the last bit),
-        reached in fewer steps; without it, the cold fit exactly."""
+        reached in fewer steps; without it, the cold fit exactly. ``bounds_only``: of the
+        intervals, only those of the bots whose rating is a bound (what a point of a rating
+        history draws); the others' collapse onto their estimates, and no gaps."""
         if bots is None:
             names = sorted(self.seen)
         else:
@@ -332,7 +335,7 @@ class RunningCounts:
             row = self._counts[(u, v)]
             # Classes as points of the lower-indexed bot: v's are u's turned round.
             counts.append(list(row) if iu < iv else [*reversed(row[:3]), *reversed(row[3:])])
-        return _rate(names, tally, counts, anchor, anchor_rating, bootstrap, confidence, start)
+        return _rate(names, tally, counts, anchor, anchor_rating, bootstrap, confidence, start, bounds_only)
 
     def pair_table(self) -> dict[tuple[str, str], Counts]:
         """:func:`~referee.ratings.pentanomial.pair_counts` of the games so far, from the
@@ -362,9 +365,11 @@ def _rate(
     bootstrap: int,
     confidence: float,
     start: Mapping[str, float] | None = None,
+    bounds_only: bool = False,
 ) -> Ratings:
     """The leaderboard of the counted games (the steps of :func:`compute_ratings`), each
-    group's fit warm-started from ``start`` (see :meth:`RunningCounts.ratings`)."""
+    group's fit warm-started from ``start`` (see :meth:`RunningCounts.ratings`, and for
+    ``bounds_only``)."""
     _check(bootstrap, confidence)
     index = {name: k for k, name in enumerate(names)}
     if anchor is not None and anchor not in index:
@@ -395,9 +400,9 @@ def _rate(
                 start=guess,
             )
         )
-    board = _Board(names, tally, components, fits, anchor_rating)
+    board = _Board(names, tally, components, fits, anchor_rating, bounds_only)
     ratings = board.leaderboard()
-    gaps = board.neighbour_gaps(ratings, index)
+    gaps = {} if bounds_only else board.neighbour_gaps(ratings, index)
     superiority = {key: gap.los for key, gap in gaps.items()}
     return Ratings(
         ratings=ratings,
@@ -489,6 +494,7 @@ class _Board:
     components: list[Group]
     fits: list[GroupFit]
     anchor_rating: float
+    bounds_only: bool = False  # intervals of the bounds alone (RunningCounts.ratings)
 
     def __post_init__(self) -> None:
         # bot index -> (its component's position in self.components, its local index)
@@ -547,7 +553,7 @@ class _Board:
             g, p = self.where[k]
             fit = self.fits[g]
             level, estimate = fit.rank_key(p)
-            rating = self._rating(k, fit.rating(p), self.number[g])
+            rating = self._rating(k, fit.rating(p, ends=not self.bounds_only), self.number[g])
             keyed.append(((self.number[g], -level, -estimate, name), rating))
         keyed.sort(key=lambda item: item[0])
         return [rating for _, rating in keyed]

@@ -313,8 +313,9 @@ class GroupFit:
         c[k] += 1.0
         return c
 
-    def rating(self, k: int) -> Line:
-        """Bot ``k`` on the scale: relative to the anchor or the reference's mean."""
+    def rating(self, k: int, ends: bool = True) -> Line:
+        """Bot ``k`` on the scale: relative to the anchor or the reference's mean. Without
+        ``ends``, the interval of a finite estimate is not computed (it is the estimate)."""
         base = self.scale_members()
         centre = sum(self.theta[m] for m in base) / len(base)
         where = self.side_of(k, base[0])
@@ -322,8 +323,8 @@ class GroupFit:
             estimate = self.theta[k] - centre
         else:
             estimate = {1: math.inf, -1: -math.inf}.get(where, math.nan)
-        if base == [k]:  # the anchor, or the reference is this bot alone: a point
-            return Line(estimate, estimate, estimate)
+        if base == [k] or (not ends and math.isfinite(estimate)):  # a point: the anchor, the
+            return Line(estimate, estimate, estimate)  # reference alone, or not asked for
         contrast = self._contrast_bot(k)
         low, high = self._ends(contrast, estimate, where)
         return Line(estimate, low, high)

@@ -100,8 +100,8 @@ def rating_point(
     fixed = anchor if anchor in counts.seen else None
     bots = [n for n in names if n in counts.seen]
     fit = counts.ratings(bots, anchor=fixed, anchor_rating=anchor_rating, bootstrap=0)
-    if any(r.bound is not None for r in fit.ratings):
-        fit = counts.ratings(bots, anchor=fixed, anchor_rating=anchor_rating)
+    if any(r.bound is not None for r in fit.ratings):  # their finite ends: their intervals
+        fit = counts.ratings(bots, anchor=fixed, anchor_rating=anchor_rating, bounds_only=True)
     point = {}
     for r in fit.ratings:
         value = r.low if r.bound == "lower" else r.high if r.bound == "upper" else r.elo
