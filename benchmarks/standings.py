@@ -10,6 +10,11 @@ asks for them. It prints the CPU milliseconds of each (the median of ``--reps`` 
 cost that stays the same as the run grows is what lets every table be printed, however
 long the run. ``--tree PATH`` measures another checkout of the project (an older one
 re-rates every game for each table), for figures side by side.
+
+``charts`` is what the page's rating chart costs at each size, once, asked for in order
+as pages are: the points the process kept as it counted the games and has not fitted yet
+(at the first size, every one so far), fitted now; a checkout without them computes the
+chart's points from every game, as each page did.
 """
 
 from __future__ import annotations
@@ -58,6 +63,20 @@ def ask(worker: Worker, count: int, table: bool) -> float:
     return (time.process_time() - started) * 1e3
 
 
+def charts(worker: Worker, count: int, names: list[str]) -> float:
+    worker.pages.advance(count)  # the page's standings count the games: not the charts' cost
+    started = time.process_time()
+    trail = getattr(worker.pages, "ratings", None)
+    if trail is not None:
+        trail.history()
+    else:  # a checkout whose page made its chart from every game
+        from referee.ratings.history import rating_history
+        from referee.tournament.store.folder import latest_records
+
+        rating_history(latest_records(worker.records[:count]), names)
+    return (time.process_time() - started) * 1e3
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -80,15 +99,18 @@ def main() -> None:
         for r in records:
             add(r)
         print(f"{args.bots} bots, {TREE or 'this checkout'}; CPU ms per ask, median of {args.reps}")
-        print(f"{'games':>8} {'one line':>10} {'table':>10}")
+        print(f"{'games':>8} {'one line':>10} {'table':>10} {'charts':>10}")
         for size in sizes:
+            chart = charts(worker, size, names)
             ask(worker, size, False)  # counted up to here (a run's tables come every ten games)
             ask(worker, size, True)
             line, table = [], []
             for rep in range(args.reps):
                 line.append(ask(worker, size + 10 + 20 * rep, False))
                 table.append(ask(worker, size + 20 + 20 * rep, True))
-            print(f"{size:>8} {statistics.median(line):>10.1f} {statistics.median(table):>10.1f}")
+            print(
+                f"{size:>8} {statistics.median(line):>10.1f} {statistics.median(table):>10.1f} {chart:>10.1f}"
+            )
 
 
 if __name__ == "__main__":
