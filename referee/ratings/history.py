@@ -21,6 +21,9 @@ MAX_LLR_POINTS = 400
 
 P = TypeVar("P")
 
+Histories = tuple[list[tuple[int, dict[str, float]]], list[tuple[int, float]]]
+"""A page's charts: its rating history's points and its LLR history's."""
+
 
 @runtime_checkable
 class RatedGames(Protocol):
@@ -79,17 +82,38 @@ def rating_history(
         total, results = len(listed), iter(listed)
     if not total:
         return []
-    step = max(1, total // checkpoints)
-    ends = sorted({*range(step, total + 1, step), total})
     out = []
     counts = RunningCounts()  # each prefix's fit without a pass over it
     done = 0
-    for end in ends:
+    for end in _spaced(total, checkpoints):
         for game in itertools.islice(results, end - done):
             counts.add(game)
         done = end
         out.append((end, rating_point(counts, names, anchor, anchor_rating)))
     return out
+
+
+def _spaced(total: int, most: int) -> list[int]:
+    """Every ``total // most``-th of ``total`` events (each one, if fewer), and the last:
+    where a finished run's history has its points."""
+    step = max(1, total // most)
+    return sorted({*range(step, total + 1, step), total}) if total else []
+
+
+class _Pairs:
+    """The games of a candidate's opening pairs as they come: :meth:`complete` gives a
+    pair's class (the candidate's points over both, doubled: 0-4) when its second game
+    comes; only the pairs not yet complete are held."""
+
+    def __init__(self) -> None:
+        self.open: dict[Hashable, float] = {}
+
+    def complete(self, key: Hashable, score: float) -> int | None:
+        first = self.open.pop(key, None)
+        if first is None:
+            self.open[key] = score
+            return None
+        return round(2 * (first + score))
 
 
 def rating_point(
@@ -194,7 +218,7 @@ class LlrTrail:
     def __init__(self, test: Sprt, candidate: str, most: int = MAX_LLR_POINTS) -> None:
         self.test = test
         self.candidate = candidate
-        self.open: dict[Hashable, float] = {}
+        self.open = _Pairs()
         self.counts = [0, 0, 0, 0, 0]
         self.pairs = 0
         self.trail: Trail[float] = Trail(most // 2)
@@ -206,11 +230,10 @@ class LlrTrail:
         found = pair_score(game, self.candidate)
         if found is None:
             return
-        key, score = found
-        if key not in self.open:
-            self.open[key] = score
+        k = self.open.complete(*found)
+        if k is None:
             return
-        self.counts[round(2 * (self.open.pop(key) + score))] += 1
+        self.counts[k] += 1
         self.pairs += 1
         if self.trail.due(self.pairs):
             self.trail.add(self.pairs, self._llr())
@@ -228,30 +251,17 @@ def llr_history(games: Sequence[GameSummary], test: Sprt, candidate: str) -> lis
         scores = games.pair_scores(candidate)
     else:
         scores = (pair_score(g, candidate) for g in games)
-    points: dict[Hashable, float] = {}
-    counts = [0, 0, 0, 0, 0]
-    # The class of each completed pair's points, in order (a byte each): the counts after
-    # any of them are summed again for the points chosen, which are known only at the end.
+    pairs = _Pairs()
+    # The class of each completed pair, in order (a byte each): the counts after any of
+    # them are summed for the points chosen, which are known only at the end.
     completed = bytearray()
     for found in scores:
-        if found is None:
-            continue
-        key, score = found
-        if key in points:
-            k = round(2 * (points.pop(key) + score))
-            counts[k] += 1
+        if found is not None and (k := pairs.complete(*found)) is not None:
             completed.append(k)
-        else:
-            points[key] = score
-    n = len(completed)
-    step = max(1, n // MAX_LLR_POINTS)
-    ends = [*range(step, n + 1, step)]
-    if n and ends[-1] != n:
-        ends.append(n)
     out = []
     counts = [0, 0, 0, 0, 0]
     done = 0
-    for end in ends:
+    for end in _spaced(len(completed), MAX_LLR_POINTS):
         for k in completed[done:end]:
             counts[k] += 1
         done = end

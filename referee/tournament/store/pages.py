@@ -16,7 +16,7 @@ from typing import IO
 
 from referee.errors import ResultsError
 from referee.play.records import GameSummary
-from referee.ratings.history import llr_history, rating_history
+from referee.ratings.history import Histories, llr_history, rating_history
 from referee.ratings.report import Standings
 from referee.ratings.sprt import Sprt
 from referee.render.standings_html import RatingPoint, standings_frame
@@ -42,7 +42,7 @@ def write_page(
     sprt: tuple[Sprt, str] | None = None,
     progress: tuple[int, int] | None = None,
     running: bool = False,
-    histories: tuple[list[tuple[int, dict[str, float]]], list[tuple[int, float]]] | None = None,
+    histories: Histories | None = None,
 ) -> None:
     """Write to ``out`` the page whose standings are ``st``, over ``summaries`` (the latest
     record of each slot: the charts' histories, unless ``histories`` gives their points)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from referee.play.records import GameSummary
+from referee.ratings.history import Histories
 from referee.ratings.report import SprtStanding, Standings, standings
 from referee.tournament.plans.plan import TestView
 from referee.tournament.store.files import RESULTS, atomic_writer
@@ -94,7 +95,7 @@ class Publisher:
         test: TestView | None,
         progress: tuple[int, int],
         running: bool,
-        histories: tuple[list[tuple[int, dict[str, float]]], list[tuple[int, float]]] | None = None,
+        histories: Histories | None = None,
     ) -> float:
         """``standings.html``, replaced atomically; a decided test's page says the run is
         complete at ``done``. Only the games recorded since the last page are replayed:
