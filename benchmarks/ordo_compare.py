@@ -95,6 +95,14 @@ def cases(rng: random.Random, count: int) -> list[tuple[str, dict[str, float], l
         pairings = [(x, y) for i, x in enumerate(names) for y in names[i + 1 :]]
         label = f"spread {size} bots 0..{step * (size - 1)} x {2 * pairs} games"
         out.append((label, true, pairings, pairs))
+    # Fields fitted in numpy's arrays (referee/ratings/dense.py): their own ratings' draws,
+    # and their games last, so that the cases above are the games they were before.
+    large = random.Random(23)
+    for size, pairs in ((24, 5), (40, 3)):
+        true = {f"bot{n:02d}": large.uniform(-400, 400) for n in range(size)}
+        names = sorted(true)
+        pairings = [(x, y) for i, x in enumerate(names) for y in names[i + 1 :]]
+        out.append((f"round robin {size} bots x {2 * pairs} games", true, pairings, pairs))
     return out
 
 

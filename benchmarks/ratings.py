@@ -1,6 +1,6 @@
 """Are the rating intervals and LOS honest? Coverage by simulation, and the standings' cost:
 ``python benchmarks/ratings.py [--reps 300] [--los-reps 1000] [--draws 400] [--seed 1]
-[--designs SUBSTRING] [--only coverage,exact,design-los,los,pentanomial,timing,los-exact]``.
+[--designs SUBSTRING] [--only coverage,exact,design-los,los,pentanomial,timing,kernels,los-exact]``.
 
 Games are drawn from known ratings: every pairing plays colour-reversed opening pairs
 (the first seat gets ``--colour`` Elo of advantage, or the design's own), a game is drawn
@@ -82,6 +82,7 @@ import argparse
 import itertools
 import math
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -92,6 +93,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from referee.play.records import Termination
+from referee.ratings import fit
 from referee.ratings.elo import GameResult, compute_ratings, elo_from_score, expected_score, pentanomial
 from referee.ratings.fit import ELO_PER_NAT, fit_strengths
 from referee.ratings.groups import GroupFit, connected_groups
@@ -125,6 +127,11 @@ def gauntlet(ratings: Sequence[float], games: int) -> Design:
 
 _SPREAD_8 = [100.0 * k for k in range(8)]
 
+
+def _spread(size: int, elo: float) -> list[float]:
+    return [elo * k / (size - 1) for k in range(size)]
+
+
 DESIGNS = [
     round_robin("5 bots x 40 games per pair", [-200, -100, 0, 100, 200], 40),
     round_robin("3 bots x 400 games per pair", [-100, 0, 150], 400),
@@ -139,6 +146,10 @@ DESIGNS = [
     round_robin("5 bots 0..800 by 200 x 20 games", [0, 200, 400, 600, 800], 20),
     round_robin("5 bots 0..400 x 20, first seat +150", [0, 100, 200, 300, 400], 20, colour=150.0),
     round_robin("same as lone games (no pair keys)", [0, 100, 200, 300, 400], 20, colour=150.0, paired=False),
+    # Fields large enough to be fitted in numpy's arrays (referee/ratings/dense.py).
+    round_robin("16 equal bots, 1 pair per pairing", [0.0] * 16, 2),
+    round_robin("24 bots 0..1500, 1 pair per pairing", _spread(24, 1500.0), 2),
+    round_robin("40 bots 0..1500, 1 pair per pairing", _spread(40, 1500.0), 2),
 ]
 
 
@@ -482,6 +493,38 @@ def _range(tallies: dict[str, Tally]) -> str:
     return f"({min(rates):.0f}-{max(rates):.0f})" if rates else ""
 
 
+def kernel_seconds(size: int, sim: Sim, repeat: bool = True) -> tuple[float | None, float]:
+    """CPU seconds of one table with intervals of a ``size``-bot round robin (bots 0..800,
+    2 opening pairs a pairing), in Python's numbers (None when not ``repeat``ed: minutes)
+    and in numpy's, interleaved, the best of three each."""
+    true = {f"b{k:02d}": 800.0 * k / (size - 1) for k in range(size)}
+    names = sorted(true)
+    games = sim.games(true, [(x, y) for i, x in enumerate(names) for y in names[i + 1 :]], 2)
+    best = {True: math.inf, False: math.inf}
+    for _ in range(3 if repeat else 1):
+        for pure in (True, False) if repeat else (False,):
+            fit._PURE_ONLY, fit.DENSE_SIZE, saved = pure, 2, fit.DENSE_SIZE
+            try:
+                started = time.process_time()
+                compute_ratings(games, names)
+                best[pure] = min(best[pure], time.process_time() - started)
+            finally:
+                fit._PURE_ONLY, fit.DENSE_SIZE = False, saved
+    return (best[True] if repeat else None), best[False]
+
+
+def numpy_import_seconds() -> float:
+    code = (
+        "import resource, numpy; u = resource.getrusage(resource.RUSAGE_SELF); print(u.ru_utime + u.ru_stime)"
+    )
+    bare = "import resource; u = resource.getrusage(resource.RUSAGE_SELF); print(u.ru_utime + u.ru_stime)"
+    runs = [
+        float(subprocess.run([sys.executable, "-c", c], capture_output=True, text=True, check=True).stdout)
+        for c in (code, bare, code, bare, code, bare)
+    ]
+    return min(runs[0::2]) - min(runs[1::2])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=300, help="repetitions per coverage design")
@@ -581,6 +624,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 label = f"{gap:.0f}, +{colour:g}"
                 print(f"  {label:<45} {args.penta_reps:>5} {rate:>6.1f}% {width:>12.0f} {ends:>6.1f}%")
 
+    def kernels() -> None:
+        print(f"  {'round robin, 2 pairs a pairing':<32} {'Python':>10} {'numpy':>10} {'ratio':>6}")
+        for size in (4, 8, 12, 16, 24, 40, 80):
+            pure, dense = kernel_seconds(size, sim, repeat=size <= 40)
+            shown = f"{pure * 1e3:>8.1f} ms" if pure is not None else f"{'-':>11}"
+            ratio = f"{pure / dense:>6.1f}" if pure is not None else f"{'-':>6}"
+            print(f"  {f'{size} bots':<32} {shown} {dense * 1e3:>8.1f} ms {ratio}", flush=True)
+        print(f"  importing numpy (a fresh process): {numpy_import_seconds() * 1e3:.0f} ms of CPU")
+
     def timing() -> None:
         for total in (4_000, 100_000):
             seconds, alone, n = standings_seconds(total, sim)
@@ -597,6 +649,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("los-exact", "LOS calibration computed over every outcome (not sampled)", exact),
         ("pentanomial", "pentanomial 95% interval coverage", penta),
         ("timing", "standings cost", timing),
+        ("kernels", "a table with intervals, fitted in Python's numbers and in numpy's (CPU)", kernels),
     ):
         if name in parts:
             _section(title, run)

@@ -554,7 +554,9 @@ class _Board:
             fit = self.fits[g]
             level, estimate = fit.rank_key(p)
             rating = self._rating(k, fit.rating(p, ends=not self.bounds_only), self.number[g])
-            keyed.append(((self.number[g], -level, -estimate, name), rating))
+            # Rounded far below what a table shows: bots level in exact arithmetic (the same
+            # score against the same field) are ordered by name, not by the fit's rounding.
+            keyed.append(((self.number[g], -round(level, 8), -round(estimate, 8), name), rating))
         keyed.sort(key=lambda item: item[0])
         return [rating for _, rating in keyed]
 

@@ -14,17 +14,22 @@ the docstrings) on its own; every function is pure and deterministic.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import mul
 
 __all__ = [
+    "DENSE_SIZE",
     "ELO_PER_NAT",
+    "Kernel",
     "PairList",
+    "Solver",
     "add_information",
     "cholesky",
+    "dense_wanted",
     "fit_constrained",
     "fit_strengths",
     "inverse_information",
+    "kernel",
     "log_likelihood",
     "log_sigmoid",
     "newton_system",
@@ -251,8 +256,87 @@ def newton_system(theta: Sequence[float], pairs: PairList) -> tuple[list[float],
     return grad, info
 
 
+class Kernel:
+    """The arithmetic a fit's Newton steps need over one group's pair list: its
+    log-likelihood, and the gradient with a solver of the information matrix (all bots but
+    the last). This one is Python's own numbers (:func:`log_likelihood`,
+    :func:`newton_system`, :func:`cholesky`); a large group's is numpy's
+    (:class:`referee.ratings.dense.DenseKernel`), the same quantities from whole arrays.
+    :func:`kernel` picks one; the fits take either a pair list or a kernel, so a caller
+    that fits the same group many times (:class:`referee.ratings.profile.Profile`) makes
+    its kernel once."""
+
+    def __init__(self, size: int, pairs: PairList) -> None:
+        self.size = size
+        self.pairs = pairs
+
+    def log_likelihood(self, theta: Sequence[float]) -> float:
+        return log_likelihood(theta, self.pairs)
+
+    def newton(self, theta: Sequence[float]) -> tuple[list[float], Solver]:
+        """The gradient at ``theta`` (every bot) and a solver of ``A x = rhs`` for each
+        ``rhs`` given, ``A`` the negated Hessian there (see :func:`newton_system`)."""
+        grad, info = newton_system(theta, self.pairs)
+        low = cholesky(info)
+
+        def solve(*rhs: Sequence[float]) -> list[list[float]]:
+            return [solve_factored(low, r) for r in rhs]
+
+        return grad, solve
+
+    def inverse(self, theta: Sequence[float]) -> list[list[float]]:
+        """See :func:`inverse_information`."""
+        size = len(theta)
+        free = size - 1
+        _, info = newton_system(theta, self.pairs)
+        low = cholesky(info)
+        columns = [solve_factored(low, [1.0 if r == k else 0.0 for r in range(free)]) for k in range(free)]
+        return [[*(columns[k][r] for k in range(free)), 0.0] for r in range(free)] + [[0.0] * size]
+
+
+# The negated Hessian's solver: each right-hand side's solution.
+Solver = Callable[..., list[list[float]]]
+
+DENSE_SIZE = 16
+"""The fewest bots of a group whose fits use numpy's arrays (when numpy is there). Numpy's
+calls cost less than Python's loops from a handful of bots, but a process that rates once
+(``vastuz report``) also pays for importing numpy, which a field this small repays
+(``benchmarks/ratings.py --only kernels``)."""
+
+
+def dense_wanted(size: int) -> bool:
+    """Whether a group of ``size`` bots is fitted in numpy's arrays: large enough, and
+    numpy there (imported now, the first time)."""
+    global _numpy
+    if size < DENSE_SIZE or _PURE_ONLY:
+        return False
+    if _numpy is None:
+        try:
+            import numpy  # noqa: F401
+        except ImportError:  # the same fits, in Python's numbers
+            _numpy = False
+        else:
+            _numpy = True
+    return _numpy
+
+
+def kernel(size: int, pairs: PairList | Kernel) -> Kernel:
+    """The kernel of a group of ``size`` bots: ``pairs`` itself if it is one."""
+    if isinstance(pairs, Kernel):
+        return pairs
+    if dense_wanted(size):
+        from referee.ratings.dense import DenseKernel
+
+        return DenseKernel(size, pairs)
+    return Kernel(size, pairs)
+
+
+_numpy: bool | None = None  # whether numpy imports, once asked
+_PURE_ONLY = False  # tests set it to compare the two kernels on the same groups
+
+
 def fit_strengths(
-    size: int, pairs: PairList, start: Sequence[float] | None = None, tolerance: float = _TOLERANCE
+    size: int, pairs: PairList | Kernel, start: Sequence[float] | None = None, tolerance: float = _TOLERANCE
 ) -> list[float]:
     """Maximum-likelihood strengths of one connected group, mean zero, in nats.
 
@@ -266,14 +350,15 @@ def fit_strengths(
     """
     if size == 1:
         return [0.0]
+    work = kernel(size, pairs)
     theta = list(start) if start is not None else [0.0] * size
     theta = [t - theta[-1] for t in theta]
     free = size - 1
-    current = log_likelihood(theta, pairs)
+    current = work.log_likelihood(theta)
     for _ in range(_MAX_NEWTON_STEPS):
-        grad, info = newton_system(theta, pairs)
-        step = solve_spd(info, grad[:free])
-        theta, current, scale = _backtrack(theta, step, current, pairs)
+        grad, solve = work.newton(theta)
+        (step,) = solve(grad[:free])
+        theta, current, scale = _backtrack(theta, step, current, work)
         if max(abs(scale * x) for x in step) < tolerance:
             break
     mean = sum(theta) / size
@@ -281,7 +366,7 @@ def fit_strengths(
 
 
 def _backtrack(
-    theta: Sequence[float], step: Sequence[float], current: float, pairs: PairList
+    theta: Sequence[float], step: Sequence[float], current: float, work: Kernel
 ) -> tuple[list[float], float, float]:
     """A Newton step from ``theta`` (the last strength held at 0), halved until the
     log-likelihood does not decrease (past ~50 halvings the step is below rounding anyway):
@@ -290,7 +375,7 @@ def _backtrack(
     scale = 1.0
     while True:
         trial = [theta[k] + scale * step[k] for k in range(free)] + [0.0]
-        value = log_likelihood(trial, pairs)
+        value = work.log_likelihood(trial)
         if value >= current - 1e-12 * (1.0 + abs(current)) or scale < 1e-15:
             return trial, value, scale
         scale *= 0.5
@@ -300,21 +385,16 @@ def _dot(x: Sequence[float], y: Sequence[float]) -> float:
     return float(sum(map(mul, x, y)))
 
 
-def inverse_information(theta: Sequence[float], pairs: PairList) -> list[list[float]]:
+def inverse_information(theta: Sequence[float], pairs: PairList | Kernel) -> list[list[float]]:
     """The inverse of the Fisher information at ``theta`` with the last strength held at 0,
     padded with a zero last row and column, so that ``c^T V c`` is the model's variance of
     any contrast ``c`` (coefficients summing to zero) of the maximum-likelihood strengths."""
-    size = len(theta)
-    free = size - 1
-    _, info = newton_system(theta, pairs)
-    low = cholesky(info)
-    columns = [solve_factored(low, [1.0 if r == k else 0.0 for r in range(free)]) for k in range(free)]
-    return [[*(columns[k][r] for k in range(free)), 0.0] for r in range(free)] + [[0.0] * size]
+    return kernel(len(theta), pairs).inverse(theta)
 
 
 def fit_constrained(
     size: int,
-    pairs: PairList,
+    pairs: PairList | Kernel,
     contrast: Sequence[float],
     value: float,
     start: Sequence[float],
@@ -329,29 +409,28 @@ def fit_constrained(
     ``g`` the gradient, ``m`` chosen so the step keeps the contrast) stays feasible, so the
     step-halving line search of :func:`fit_strengths` applies unchanged.
     """
+    work = kernel(size, pairs)
     free = size - 1
     c = list(contrast[:free])
     theta = [t - start[-1] for t in start]
     # Move to the constraint along A^-1 c, the direction in which the other strengths
     # follow the contrast (moving it alone can strand a bot far out where the likelihood
     # is flat and Newton's steps are unbounded).
-    _, info = newton_system(theta, pairs)
-    along = solve_factored(cholesky(info), c)
+    _, solve = work.newton(theta)
+    (along,) = solve(c)
     shift = (value - _dot(contrast, theta)) / _dot(c, along)
     theta = [theta[k] + shift * along[k] for k in range(free)] + [0.0]
-    current = log_likelihood(theta, pairs)
+    current = work.log_likelihood(theta)
     multiplier = 0.0
     for _ in range(_MAX_NEWTON_STEPS):
-        grad, info = newton_system(theta, pairs)
-        low = cholesky(info)
-        x = solve_factored(low, grad[:free])
-        y = solve_factored(low, c)
+        grad, solve = work.newton(theta)
+        x, y = solve(grad[:free], c)
         multiplier = _dot(c, x) / _dot(c, y)
         step = [x[k] - multiplier * y[k] for k in range(free)]
         longest = max((abs(v) for v in step), default=0.0)
         if longest > _MAX_STEP:  # a flat direction: no step beyond where the data reach
             step = [v * _MAX_STEP / longest for v in step]
-        theta, current, scale = _backtrack(theta, step, current, pairs)
+        theta, current, scale = _backtrack(theta, step, current, work)
         if max((abs(scale * x) for x in step), default=0.0) < tolerance:
             break
     return theta, current, multiplier

@@ -51,6 +51,7 @@ from statistics import NormalDist
 
 from referee.ratings.fit import (
     PairList,
+    dense_wanted,
     fit_strengths,
     inverse_information,
     sigmoid,
@@ -59,7 +60,7 @@ from referee.ratings.fit import (
     with_prior,
 )
 from referee.ratings.profile import Profile
-from referee.ratings.units import Moments, dispersion, moments, weighted_dispersion
+from referee.ratings.units import Influence, Moments, dispersion, moments
 
 __all__ = ["Group", "GroupFit", "Line", "connected_groups"]
 
@@ -185,7 +186,8 @@ class GroupFit:
         # A bound's threshold (module docstring, "Bounds").
         self.sweep = -2.0 * math.log((1.0 - confidence) / 2.0)
         self.profile = Profile(size, work, order) if self.intervals else None
-        self.variance = inverse_information(order, work) if self.intervals else None
+        # The whole group's inverse information: the Wald spread that guesses each end.
+        self.variance = influence(inverse_information(order, work), [], []) if self.intervals else None
 
     # ----------------------------------------------------------------- structure
 
@@ -222,11 +224,11 @@ class GroupFit:
 
     def _dispersion(self, rows: Sequence[Sequence[int]]) -> float:
         """:func:`~referee.ratings.units.dispersion` of the pairings inside components, at
-        the components' own fits; keeps each pairing's :class:`~referee.ratings.units.Moments`
-        and each component's inverse information for the contrasts' own dispersion."""
-        self._moments: dict[int, Moments] = {}  # pairing index -> its units' moments
+        the components' own fits; keeps each component's inverse information with its
+        pairings' :class:`~referee.ratings.units.Moments` for the contrasts' own dispersion."""
         self._phi_of: dict[tuple[float, ...], float] = {}  # contrast -> its dispersion
-        self._inverse: dict[int, tuple[list[int], list[list[float]]]] = {}  # label -> members, A^-1
+        # label -> its members and their Influence (V and the pairings' moments)
+        self._influence: dict[int, tuple[list[int], Influence]] = {}
         chosen_rows: list[Sequence[int]] = []
         expected: list[float] = []
         resistance: list[float] = []
@@ -242,14 +244,17 @@ class GroupFit:
             ]
             theta = [self.theta[m] for m in members]
             variance = inverse_information(theta, [(i, j, s, n) for _, i, j, s, n in inner])
-            self._inverse[label] = (members, variance)
+            ends: list[tuple[int, int]] = []
+            parts: list[Moments] = []
             for index, i, j, _, _ in inner:
                 p = sigmoid(theta[i] - theta[j])
                 resist = variance[i][i] + variance[j][j] - 2.0 * variance[i][j]
-                self._moments[index] = moments(rows[index], p, resist)
+                ends.append((i, j))
+                parts.append(moments(rows[index], p, resist))
                 chosen_rows.append(rows[index])
                 expected.append(p)
                 resistance.append(resist)
+            self._influence[label] = (members, influence(variance, ends, parts))
         return dispersion(chosen_rows, expected, resistance)
 
     def _contrast_dispersion(self, contrast: Sequence[float]) -> float:
@@ -263,21 +268,10 @@ class GroupFit:
     def _weighted(self, contrast: Sequence[float]) -> float:
         support = [k for k in range(self.size) if contrast[k] != 0.0]
         label = self.labels[support[0]]
-        if label not in self._inverse:
+        if label not in self._influence:
             return 1.0
-        members, variance = self._inverse[label]
-        c = [contrast[m] for m in members]
-        # A^-1 c: how a unit of score in each pairing moves the contrast's estimate.
-        reach = [sum(row[q] * c[q] for q in range(len(c))) for row in variance]
-        local = {m: p for p, m in enumerate(members)}
-        parts: list[Moments] = []
-        weights: list[float] = []
-        for index, part in self._moments.items():
-            i, j = self.pairs[index][0], self.pairs[index][1]
-            if self.labels[i] == label:
-                parts.append(part)
-                weights.append((reach[local[i]] - reach[local[j]]) ** 2)
-        return weighted_dispersion(parts, weights)
+        members, component = self._influence[label]
+        return component.dispersion([contrast[m] for m in members])
 
     def side_of(self, k: int, other: int) -> int:
         """+1 if ``k``'s component is above ``other``'s (infinitely, by maximum likelihood),
@@ -350,7 +344,7 @@ class GroupFit:
         phi = self._contrast_dispersion(contrast) if where == 0 else max(1.0, self.phi)
         target = self.z2 * phi if where == 0 else self.sweep * phi
         centre = self.profile.estimate(contrast)
-        spread = math.sqrt(max(phi * _quadratic(contrast, self.variance), 1e-12))
+        spread = math.sqrt(max(phi * self.variance.quadratic(contrast), 1e-12))
         z = math.sqrt(self.z2)
         low = (
             -math.inf
@@ -380,8 +374,15 @@ class GroupFit:
         return max(0.5, 1.0 - math.exp(-d / (2.0 * max(1.0, self.phi))))
 
 
-def _quadratic(c: Sequence[float], matrix: Sequence[Sequence[float]]) -> float:
-    return sum(c[r] * sum(x * y for x, y in zip(matrix[r], c, strict=True)) for r in range(len(c)))
+def influence(
+    variance: list[list[float]], ends: Sequence[tuple[int, int]], parts: Sequence[Moments]
+) -> Influence:
+    """An :class:`~referee.ratings.units.Influence`, numpy's for a large component."""
+    if dense_wanted(len(variance)):
+        from referee.ratings.dense import DenseInfluence
+
+        return DenseInfluence(variance, ends, parts)
+    return Influence(variance, ends, parts)
 
 
 def _guess(where: int, wald: float) -> float:

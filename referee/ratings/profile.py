@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from referee.ratings.fit import PairList, fit_constrained, log_likelihood
+from referee.ratings.fit import PairList, fit_constrained, kernel
 
 __all__ = ["Profile"]
 
@@ -47,8 +47,9 @@ class Profile:
     def __init__(self, size: int, pairs: PairList, theta: Sequence[float]) -> None:
         self.size = size
         self.pairs = pairs
+        self.kernel = kernel(size, pairs)  # made once: every end takes several fits
         self.theta = [t - theta[-1] for t in theta]
-        self.top = log_likelihood(self.theta, pairs)
+        self.top = self.kernel.log_likelihood(self.theta)
         self._warm: dict[tuple[float, ...], list[float]] = {}
 
     def estimate(self, contrast: Sequence[float]) -> float:
@@ -59,7 +60,7 @@ class Profile:
         key = tuple(contrast)
         start = self._warm.get(key, self.theta)
         theta, best, multiplier = fit_constrained(
-            self.size, self.pairs, contrast, value, start, _FIT_TOLERANCE
+            self.size, self.kernel, contrast, value, start, _FIT_TOLERANCE
         )
         self._warm[key] = theta
         return max(0.0, 2.0 * (self.top - best)), -2.0 * multiplier

@@ -168,7 +168,39 @@ def weighted_dispersion(parts: Sequence[Moments], weights: Sequence[float]) -> f
     squares = sum(w * m.squares for w, m in zip(weights, parts, strict=True))
     variance = sum(w * m.variance for w, m in zip(weights, parts, strict=True))
     spread = sum(w * w * m.spread for w, m in zip(weights, parts, strict=True))
+    return weighted_ratio(squares, variance, spread)
+
+
+def weighted_ratio(squares: float, variance: float, spread: float) -> float:
+    """:func:`weighted_dispersion` from its three weighted sums."""
     if variance <= 0.0 or spread <= 0.0:
         return 1.0
     count = variance * variance / spread
     return (count * squares / variance + DISPERSION_PRIOR) / (count + DISPERSION_PRIOR)
+
+
+class Influence:
+    """One component's inverse information ``V`` (local indices) with its pairings (each
+    one's two bots and :class:`Moments`), for the spread and the dispersion of many
+    contrasts. A large component's is numpy's
+    (:class:`referee.ratings.dense.DenseInfluence`): the same sums from whole arrays."""
+
+    def __init__(
+        self, variance: list[list[float]], ends: Sequence[tuple[int, int]], parts: Sequence[Moments]
+    ) -> None:
+        self.variance = variance
+        self.ends = ends
+        self.parts = parts
+
+    def quadratic(self, c: Sequence[float]) -> float:
+        """``c^T V c``: the model's variance of the contrast's estimate."""
+        return sum(
+            c[r] * sum(x * y for x, y in zip(row, c, strict=True)) for r, row in enumerate(self.variance)
+        )
+
+    def dispersion(self, c: Sequence[float]) -> float:
+        """:func:`weighted_dispersion` of the contrast ``c`` over the pairings."""
+        # V c: how a unit of score in each pairing moves the contrast's estimate.
+        reach = [sum(row[q] * c[q] for q in range(len(c))) for row in self.variance]
+        weights = [(reach[i] - reach[j]) ** 2 for i, j in self.ends]
+        return weighted_dispersion(self.parts, weights)
