@@ -47,8 +47,7 @@ class DenseKernel(Kernel):
     """A pair list as arrays: each pairing's two bots, the first one's points and the games."""
 
     def __init__(self, size: int, pairs: PairList) -> None:
-        self.size = size
-        self.pairs = pairs
+        super().__init__(size, pairs)  # the pure kernel's, for a matrix LAPACK refuses
         rows = np.asarray(pairs, dtype=np.float64).reshape(-1, 4)
         self._i = rows[:, 0].astype(np.intp)
         self._j = rows[:, 1].astype(np.intp)
