@@ -10,6 +10,7 @@ from games import played
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
+from referee.ratings import fit
 from referee.tournament.plans.adaptive import AdaptivePlan, AdaptiveSchedule, pair_number
 from referee.tournament.slots import ScheduledGame
 
@@ -120,3 +121,44 @@ def test_bad_plans_are_refused() -> None:
         AdaptivePlan(BOTS, OpeningKind.PIE, games=11)
     with pytest.raises(ValueError):
         AdaptivePlan(BOTS, OpeningKind.RANDOM)
+
+
+def test_a_resumed_run_numbers_new_pairs_from_the_lowest_free_number() -> None:
+    strength = {"a": 0, "b": 1, "c": 1, "d": 3, "e": 9}
+    plan = AdaptivePlan(BOTS, OpeningKind.PIE, games=100)
+    summaries = play(AdaptiveSchedule(plan), strength, limit=2 * 6)
+    kept = [s for s in summaries if s.pair_key != "ad-00003"]  # pair 3 lost with its folder's tail
+    resumed = AdaptiveSchedule(plan, kept)
+    numbers = [pair_number(resumed.start_pair()[0].pair_key) for _ in range(3)]
+    assert numbers == [3, 7, 8]
+
+
+def test_a_large_field_keeps_its_counts_and_scores_alike_in_either_kernel() -> None:
+    # 20 bots: the strengths' fit and the gaps' variances run in numpy's arrays (from
+    # DENSE_SIZE bots), and the counts and links are kept as pairs come, never recounted.
+    bots = tuple(f"b{k:02d}" for k in range(20))
+    strength = {b: 100 * (k % 7) + 10 * k for k, b in enumerate(bots)}
+    schedule = AdaptiveSchedule(AdaptivePlan(bots, OpeningKind.PIE, games=600))
+    compared = 0
+    for n, game in enumerate(schedule.games(set()), start=1):
+        schedule.record(outcome(game, strength))
+        if n % 50 or schedule.warming_up:
+            continue
+        dense = schedule.scores()
+        fit._PURE_ONLY = True
+        try:
+            pure = schedule.scores()
+        finally:
+            fit._PURE_ONLY = False
+        assert dense.keys() == pure.keys()
+        for key, value in dense.items():
+            assert value == pytest.approx(pure[key], rel=1e-6, abs=1e-12), (n, key)
+        compared += 1
+    assert compared >= 3
+    size = len(bots)
+    table = schedule._scheduled
+    assert schedule._per_bot == [
+        sum(table[min(k, o)][max(k, o)] for o in range(size) if o != k) for k in range(size)
+    ]
+    assert schedule._linked.count == 1 and schedule._met.count == 1
+    assert schedule.games_recorded == 600

@@ -202,3 +202,24 @@ def test_without_numpy_every_group_is_rated_in_pure_python(pure_only: None) -> N
     games, names = field(random.Random(2), 20, 1000.0, 1)
     pure = compute_ratings(games, names)  # the fixture: Python's numbers here too
     assert table == repr([(x.name, x.elo, x.low, x.high) for x in pure.ratings])
+
+
+def test_the_gaps_variances_and_inverse_agree() -> None:
+    rng = random.Random(8)
+    size = 24
+    a = [[rng.uniform(-1, 1) for _ in range(size)] for _ in range(size)]
+    matrix = [
+        [sum(a[r][k] * a[c][k] for k in range(size)) + (r == c) for c in range(size)] for r in range(size)
+    ]
+    pairs = [(rng.randrange(size), rng.randrange(size)) for _ in range(40)]
+    pairs = [(i, j) for i, j in pairs if i != j]
+    dense = fit.gap_variances(matrix, pairs)
+    inverse = fit.invert_spd(matrix)
+    fit._PURE_ONLY = True
+    try:
+        assert dense == pytest.approx(fit.gap_variances(matrix, pairs), rel=1e-9)
+        pure_inverse = fit.invert_spd(matrix)
+    finally:
+        fit._PURE_ONLY = False
+    for row, other in zip(inverse, pure_inverse, strict=True):
+        assert row == pytest.approx(other, rel=1e-9, abs=1e-12)

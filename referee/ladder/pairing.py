@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from referee.ladder.config import PairingSpec
 from referee.ladder.ratings import PRIOR_GAMES
 from referee.play.spec import Opening, OpeningKind
-from referee.ratings.fit import ELO_PER_NAT, add_information, cholesky, solve_factored
+from referee.ratings.fit import ELO_PER_NAT, add_information, invert_spd
 from referee.tournament.plans.adaptive import pair_score
 from referee.tournament.slots import ScheduledGame, colour_reversed
 
@@ -101,8 +101,7 @@ def information_scores(
         if a not in index or b not in index or a == b:
             continue  # a bot that does not play this round: its games still rated it
         add_information(info, index[a], index[b], n, theta)
-    low = cholesky(info)
-    inverse = [solve_factored(low, [1.0 if r == k else 0.0 for r in range(size)]) for k in range(size)]
+    inverse = invert_spd(info)
     scores: dict[tuple[str, str], float] = {}
     for i in range(size):
         for j in range(i + 1, size):

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     Floats = npt.NDArray[np.float64]
 
-__all__ = ["DenseInfluence", "DenseKernel"]
+__all__ = ["DenseInfluence", "DenseKernel", "dense_gap_variances", "dense_inverse"]
 
 
 def _sigmoid(x: Floats) -> Floats:
@@ -133,3 +133,31 @@ class DenseInfluence(Influence):
         return weighted_ratio(
             float(w @ self._squares), float(w @ self._variance), float((w * w) @ self._spread)
         )
+
+
+def _inverse(matrix: list[list[float]]) -> Floats | None:
+    try:
+        inverse: Floats = np.linalg.inv(np.asarray(matrix, dtype=np.float64))
+    except np.linalg.LinAlgError:
+        return None
+    return inverse
+
+
+def dense_inverse(matrix: list[list[float]]) -> list[list[float]]:
+    """:func:`referee.ratings.fit.invert_spd` by LAPACK (the pure one where it refuses)."""
+    inverse = _inverse(matrix)
+    if inverse is None:
+        low = cholesky(matrix)
+        size = len(matrix)
+        return [solve_factored(low, [1.0 if r == k else 0.0 for r in range(size)]) for k in range(size)]
+    return [list(map(float, row)) for row in inverse]
+
+
+def dense_gap_variances(matrix: list[list[float]], pairs: Sequence[tuple[int, int]]) -> list[float]:
+    """:func:`referee.ratings.fit.gap_variances` from one inverse by LAPACK."""
+    inverse = _inverse(matrix)
+    if inverse is None:
+        inverse = np.asarray(dense_inverse(matrix), dtype=np.float64)
+    ends = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    a, b = ends[:, 0], ends[:, 1]
+    return list(map(float, inverse[a, a] + inverse[b, b] - inverse[a, b] - inverse[b, a]))

@@ -28,7 +28,9 @@ __all__ = [
     "dense_wanted",
     "fit_constrained",
     "fit_strengths",
+    "gap_variances",
     "inverse_information",
+    "invert_spd",
     "kernel",
     "log_likelihood",
     "log_sigmoid",
@@ -222,6 +224,35 @@ def solve_factored(low: Sequence[Sequence[float]], rhs: Sequence[float]) -> list
     for r in reversed(range(size)):
         x[r] = (y[r] - sum(low[k][r] * x[k] for k in range(r + 1, size))) / low[r][r]
     return x
+
+
+def gap_variances(matrix: list[list[float]], pairs: Sequence[tuple[int, int]]) -> list[float]:
+    """``c^T M^-1 c`` for ``c = e_a - e_b``, each ``(a, b)`` of ``pairs``, ``M`` a symmetric
+    positive-definite ``matrix`` (an information matrix made regular): the variances of the
+    gaps. A large matrix is inverted by numpy's LAPACK (:func:`dense_wanted`)."""
+    if dense_wanted(len(matrix)):
+        from referee.ratings.dense import dense_gap_variances
+
+        return dense_gap_variances(matrix, pairs)
+    low = cholesky(matrix)
+    out = []
+    for a, b in pairs:
+        c = [0.0] * len(matrix)
+        c[a], c[b] = 1.0, -1.0
+        x = solve_factored(low, c)
+        out.append(x[a] - x[b])
+    return out
+
+
+def invert_spd(matrix: list[list[float]]) -> list[list[float]]:
+    """The inverse of a symmetric positive-definite ``matrix``; numpy's for a large one."""
+    if dense_wanted(len(matrix)):
+        from referee.ratings.dense import dense_inverse
+
+        return dense_inverse(matrix)
+    low = cholesky(matrix)
+    size = len(matrix)
+    return [solve_factored(low, [1.0 if r == k else 0.0 for r in range(size)]) for k in range(size)]
 
 
 def solve_spd(matrix: list[list[float]], rhs: list[float]) -> list[float]:

@@ -54,7 +54,14 @@ from typing import ClassVar
 
 from referee.play.records import GameSummary
 from referee.play.spec import Opening, OpeningKind
-from referee.ratings.fit import add_information, fit_strengths, sigmoid, strongly_connected, with_prior
+from referee.ratings.fit import (
+    add_information,
+    fit_strengths,
+    gap_variances,
+    sigmoid,
+    strongly_connected,
+    with_prior,
+)
 from referee.tournament.plans.plan import Checks, Field, Quiet, TestView, even
 from referee.tournament.slots import PairKeys, ScheduledGame, colour_reversed
 
@@ -171,11 +178,18 @@ class AdaptiveSchedule(Quiet):
         self._index = {name: k for k, name in enumerate(plan.bots)}
         size = len(plan.bots)
         self.pairs: dict[int, tuple[str, str]] = {}  # pair number -> (a, b), recorded or handed out
+        self._lowest_free = 1  # no pair number below it is free
         self._points: dict[int, dict[int, float]] = {}  # pair -> game (1, 2) -> a's points
         # Per pairing i < j (config indices): games scheduled, games recorded, i's points.
         self._scheduled = [[0] * size for _ in range(size)]
         self._played = [[0] * size for _ in range(size)]
         self._score = [[0.0] * size for _ in range(size)]
+        # Kept as pairs are handed out and games come (never recounted: a choice costs no
+        # pass over the field's pairings but the fit's): each bot's scheduled games, and
+        # who is linked to whom by scheduled and by played games.
+        self._per_bot = [0] * size
+        self._linked = _Links(size)
+        self._met = _Links(size)
         for summary in recorded:
             self.record(summary)
 
@@ -184,6 +198,9 @@ class AdaptiveSchedule(Quiet):
         self.pairs[number] = (a, b)
         i, j = sorted((self._index[a], self._index[b]))
         self._scheduled[i][j] += 2
+        self._per_bot[i] += 2
+        self._per_bot[j] += 2
+        self._linked.join(i, j)
 
     def record(self, summary: GameSummary) -> None:
         """Take one finished game into the state (a void game counts for nothing: it is
@@ -209,6 +226,7 @@ class AdaptiveSchedule(Quiet):
         i, j = self._index[a], self._index[b]  # i < j: a is listed first
         self._played[i][j] += 1
         self._score[i][j] += points
+        self._met.join(i, j)
 
     @property
     def total(self) -> int:
@@ -232,40 +250,16 @@ class AdaptiveSchedule(Quiet):
     def _count(self, table: list[list[int]], i: int, j: int) -> int:
         return table[min(i, j)][max(i, j)]
 
-    def _groups(self, table: list[list[int]]) -> list[int]:
-        """Each bot's group (lowest member's index) in the graph of pairings met in ``table``."""
-        size = len(self.plan.bots)
-        group = list(range(size))
-
-        def root(k: int) -> int:
-            while group[k] != k:
-                k = group[k]
-            return k
-
-        for i in range(size):
-            for j in range(i + 1, size):
-                if table[i][j]:
-                    ri, rj = root(i), root(j)
-                    group[max(ri, rj)] = min(ri, rj)
-        return [root(k) for k in range(size)]
-
-    def _bot_games(self, table: list[list[int]]) -> list[int]:
-        size = len(self.plan.bots)
-        return [sum(self._count(table, k, o) for o in range(size) if o != k) for k in range(size)]
-
     @property
     def warming_up(self) -> bool:
         """Whether the next pair is chosen by the floor rule (some bot is below the floor,
         or the bots are not linked into one group yet), counting pairs in flight."""
-        return (
-            min(self._bot_games(self._scheduled)) < self.plan.floor_games
-            or len(set(self._groups(self._scheduled))) > 1
-        )
+        return min(self._per_bot) < self.plan.floor_games or self._linked.count > 1
 
     def _warm_up_pair(self, table: list[list[int]]) -> tuple[int, int]:
         size = len(self.plan.bots)
-        played = self._bot_games(table)
-        group = self._groups(table)
+        played = self._per_bot  # table is self._scheduled: its counts, kept
+        group = self._linked.groups()
         x = min(range(size), key=lambda k: (played[k], k))
         y = min(
             (o for o in range(size) if o != x),
@@ -277,7 +271,7 @@ class AdaptiveSchedule(Quiet):
         """Maximum-likelihood strengths (nats) of the recorded games, in config order, or
         None while they do not link every bot into one group."""
         size = len(self.plan.bots)
-        if len(set(self._groups(self._played))) > 1:
+        if self._met.count > 1:
             return None
         pairs = [
             (i, j, self._score[i][j], float(self._played[i][j]))
@@ -304,15 +298,12 @@ class AdaptiveSchedule(Quiet):
             for j in range(i + 1, size):
                 if self._scheduled[i][j]:
                     add_information(info, i, j, self._scheduled[i][j], theta)
-        low = _cholesky(info)
         order = sorted(range(size), key=lambda k: (-theta[k], k))
+        neighbours = list(itertools.pairwise(order))
         result: dict[tuple[str, str], float] = {}
-        for a, b in itertools.pairwise(order):
-            c = [0.0] * size
-            c[a], c[b] = 1.0, -1.0
-            x = _solve(low, c)
-            variance = max(x[a] - x[b], 1e-300)
-            result[(self.plan.bots[a], self.plan.bots[b])] = pair_score(theta[a] - theta[b], variance, 2)
+        for (a, b), variance in zip(neighbours, gap_variances(info, neighbours), strict=True):
+            score = pair_score(theta[a] - theta[b], max(variance, 1e-300), 2)
+            result[(self.plan.bots[a], self.plan.bots[b])] = score
         return result
 
     def choose(self) -> tuple[str, str]:
@@ -340,7 +331,10 @@ class AdaptiveSchedule(Quiet):
         """Choose and hand out a new pair under the lowest free pair number."""
         if not self.room:
             raise ValueError("the game budget is spent")
-        number = next(k for k in range(1, len(self.pairs) + 2) if k not in self.pairs)
+        number = self._lowest_free  # numbers are only ever taken: the lowest free one only rises
+        while number in self.pairs:
+            number += 1
+        self._lowest_free = number
         a, b = self.choose()
         self._assign(number, a, b)
         return self.plan.pair(number, a, b)
@@ -415,22 +409,29 @@ def pair_score(gap: float, variance: float, games: int) -> float:
     return doubt * (variance - variance / (1.0 + w * variance))
 
 
-def _cholesky(matrix: list[list[float]]) -> list[list[float]]:
-    size = len(matrix)
-    low = [[0.0] * size for _ in range(size)]
-    for r in range(size):
-        for c in range(r + 1):
-            acc = matrix[r][c] - sum(low[r][k] * low[c][k] for k in range(c))
-            low[r][c] = math.sqrt(max(acc, 1e-300)) if r == c else acc / low[c][c]
-    return low
+class _Links:
+    """Who is linked to whom (union-find, joined by the lower index, so each group is
+    named by its lowest member), and how many groups there are."""
 
+    __slots__ = ("_parent", "count")
 
-def _solve(low: list[list[float]], rhs: list[float]) -> list[float]:
-    size = len(rhs)
-    y = [0.0] * size
-    for r in range(size):
-        y[r] = (rhs[r] - sum(low[r][k] * y[k] for k in range(r))) / low[r][r]
-    x = [0.0] * size
-    for r in reversed(range(size)):
-        x[r] = (y[r] - sum(low[k][r] * x[k] for k in range(r + 1, size))) / low[r][r]
-    return x
+    def __init__(self, size: int) -> None:
+        self._parent = list(range(size))
+        self.count = size
+
+    def root(self, k: int) -> int:
+        parent = self._parent
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]  # halve the path: later finds are shorter
+            k = parent[k]
+        return k
+
+    def join(self, i: int, j: int) -> None:
+        ri, rj = self.root(i), self.root(j)
+        if ri != rj:
+            self._parent[max(ri, rj)] = min(ri, rj)
+            self.count -= 1
+
+    def groups(self) -> list[int]:
+        """Each bot's group: its lowest member's index."""
+        return [self.root(k) for k in range(len(self._parent))]
