@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from referee.ratings.fit import Kernel, PairList, Solver, cholesky, solve_factored
+from referee.ratings.fit import Kernel, PairList, Solver, cholesky, cholesky_inverse, solve_factored
 from referee.ratings.units import Influence, Moments, weighted_ratio
 
 if TYPE_CHECKING:
@@ -147,9 +147,7 @@ def dense_inverse(matrix: list[list[float]]) -> list[list[float]]:
     """:func:`referee.ratings.fit.invert_spd` by LAPACK (the pure one where it refuses)."""
     inverse = _inverse(matrix)
     if inverse is None:
-        low = cholesky(matrix)
-        size = len(matrix)
-        return [solve_factored(low, [1.0 if r == k else 0.0 for r in range(size)]) for k in range(size)]
+        return cholesky_inverse(matrix)
     return [list(map(float, row)) for row in inverse]
 
 

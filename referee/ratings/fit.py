@@ -25,6 +25,7 @@ __all__ = [
     "Solver",
     "add_information",
     "cholesky",
+    "cholesky_inverse",
     "dense_wanted",
     "fit_constrained",
     "fit_strengths",
@@ -250,6 +251,12 @@ def invert_spd(matrix: list[list[float]]) -> list[list[float]]:
         from referee.ratings.dense import dense_inverse
 
         return dense_inverse(matrix)
+    return cholesky_inverse(matrix)
+
+
+def cholesky_inverse(matrix: Sequence[Sequence[float]]) -> list[list[float]]:
+    """The inverse of a symmetric positive-definite ``matrix`` in Python's numbers: its
+    Cholesky factor, then one solve a column."""
     low = cholesky(matrix)
     size = len(matrix)
     return [solve_factored(low, [1.0 if r == k else 0.0 for r in range(size)]) for k in range(size)]
@@ -320,8 +327,7 @@ class Kernel:
         size = len(theta)
         free = size - 1
         _, info = newton_system(theta, self.pairs)
-        low = cholesky(info)
-        columns = [solve_factored(low, [1.0 if r == k else 0.0 for r in range(free)]) for k in range(free)]
+        columns = cholesky_inverse(info)
         return [[*(columns[k][r] for k in range(free)), 0.0] for r in range(free)] + [[0.0] * size]
 
 

@@ -256,9 +256,12 @@ class AdaptiveSchedule(Quiet):
         or the bots are not linked into one group yet), counting pairs in flight."""
         return min(self._per_bot) < self.plan.floor_games or self._linked.count > 1
 
-    def _warm_up_pair(self, table: list[list[int]]) -> tuple[int, int]:
+    def _warm_up_pair(self) -> tuple[int, int]:
+        """The bot with the fewest scheduled games, against one outside its group, then the
+        one it met least, then the one with the fewest games."""
         size = len(self.plan.bots)
-        played = self._per_bot  # table is self._scheduled: its counts, kept
+        table = self._scheduled
+        played = self._per_bot
         group = self._linked.groups()
         x = min(range(size), key=lambda k: (played[k], k))
         y = min(
@@ -310,11 +313,11 @@ class AdaptiveSchedule(Quiet):
         """The bots of the next pair, listed in config order (see the module docstring)."""
         bots = self.plan.bots
         if self.warming_up:
-            x, y = self._warm_up_pair(self._scheduled)
+            x, y = self._warm_up_pair()
         else:
             scores = self.scores()
             if not scores:  # linked only through games still in flight
-                x, y = self._warm_up_pair(self._scheduled)
+                x, y = self._warm_up_pair()
             else:
                 best = max(
                     scores.items(),
