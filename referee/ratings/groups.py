@@ -186,8 +186,11 @@ class GroupFit:
         # A bound's threshold (module docstring, "Bounds").
         self.sweep = -2.0 * math.log((1.0 - confidence) / 2.0)
         self.profile = Profile(size, work, order) if self.intervals else None
-        # The whole group's inverse information: the Wald spread that guesses each end.
-        self.variance = influence(inverse_information(order, work), [], []) if self.intervals else None
+        # The whole group's inverse information, from the profile's kernel (made once): the
+        # Wald spread that guesses each end.
+        profile = self.profile
+        inverse = None if profile is None else inverse_information(order, profile.kernel)
+        self.variance = None if inverse is None else influence(inverse, [], [])
 
     # ----------------------------------------------------------------- structure
 
