@@ -35,7 +35,10 @@ and 4 (``--fastchess-concurrency``) for ``--fastchess-games`` games each, interl
 prints the paired ratios Vastuz / fastchess of own CPU per move (each program's process
 alone; Vastuz's also while playing, its start-up and final standings left out, and with its
 standings process added, since fastchess rates the games in its own process) and of wall
-per move.
+per move. Beside them it runs Python's floor (``benchmarks/floor.py --bare-only``: the same
+games at the same concurrency played by the least a Python program can do, one ``epoll`` and
+no trio, no records, no clocks) and prints its ratio to fastchess: where that ratio is above
+1, no Python referee can match fastchess's CPU per move on that machine.
 
 Measure on a quiet machine where you can: the figures are ratios of runs made side by side
 because a busy one moves every absolute figure.
@@ -333,6 +336,16 @@ def loop_worker(bot: list[str], games: int) -> None:
     print(json.dumps({"wall": wall, "cpu": used, "turns": sum(len(r.turns) for r in records)}))
 
 
+def python_floor(games: int, concurrency: int) -> float:
+    """Python's floor in CPU µs a turn (``benchmarks/floor.py --bare-only``, its own process)."""
+    argv = [sys.executable, str(HERE / "floor.py"), "--bare-only", "--games", str(games),
+            "--concurrency", str(concurrency)]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"benchmarks/floor.py --bare-only exited {done.returncode}: {done.stderr[-2000:]}")
+    return float(done.stdout.split()[-1])
+
+
 def fastchess_run(
     fastchess: str, engine: Path, games: int, concurrency: int, folder: Path
 ) -> dict[str, float]:
@@ -511,18 +524,19 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
     print(f"against fastchess ({args.fastchess}): {games} games per run, {args.reps} interleaved reps")
     columns = ("concurrency", "vastuz cpu us", "fastchess cpu us", "cpu ratio", "playing ratio",
                "with standings", "whole machine", "vastuz wall us", "fastchess wall us",
-               "wall ratio")  # fmt: skip
-    widths = (12, 22, 22, 20, 20, 20, 20, 24, 22, 20)  # a cell is 'median (min-max)'
+               "wall ratio", "python floor us", "floor ratio")  # fmt: skip
+    widths = (12, 22, 22, 20, 20, 20, 20, 24, 22, 20, 22, 20)  # a cell is 'median (min-max)'
     header = "".join(
         f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(columns, widths, strict=True))
     )
     print(header)
     print("-" * len(header))
     for concurrency in args.fastchess_concurrency or [1, 2, 4]:
-        ours, theirs = [], []
+        ours, theirs, floors = [], [], []
         for rep in range(args.reps):
             ours.append(vastuz_run(folder, bot, games, concurrency, None, f"fc-{concurrency}-{rep}"))
             theirs.append(fastchess_run(args.fastchess, engine, games, concurrency, folder))
+            floors.append(python_floor(games, concurrency))
         cpu_ratio = [o["ref_us"] / t["own_us"] for o, t in zip(ours, theirs, strict=True)]
         playing = [o["play_us"] / t["own_us"] for o, t in zip(ours, theirs, strict=True)]
         helped = [(o["ref_us"] + o["helper_us"]) / t["own_us"] for o, t in zip(ours, theirs, strict=True)]
@@ -538,6 +552,8 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
             spread([o["wall_us"] for o in ours], ".1f"),
             spread([t["wall_us"] for t in theirs], ".1f"),
             spread(wall_ratio),
+            spread(floors, ".1f"),
+            spread([f / t["own_us"] for f, t in zip(floors, theirs, strict=True)]),
         ]
         print(
             f"{concurrency:<{widths[0]}}"
@@ -553,7 +569,9 @@ def fastchess_table(folder: Path, bot: list[str], args: argparse.Namespace) -> N
         "\nstandings process), which counts a wake-up where the kernel charges it, to the writer; it"
         "\nalso counts the bots, and a UCI engine reads the whole game again at every move, a GTP bot"
         "\none move; wall us: the run's wall time per move; ratios Vastuz / fastchess,"
-        "\npaired run by run (goal 1.0 CPU per move)"
+        "\npaired run by run (goal 1.0 CPU per move); python floor us: the same games played by the least"
+        "\na Python program does (benchmarks/floor.py --bare: one epoll, no trio, no records), its own CPU"
+        "\nper turn; floor ratio: that over fastchess's, paired (above 1: no Python referee can match it)"
     )
 
 
