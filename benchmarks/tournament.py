@@ -12,7 +12,9 @@ times. With ``--think-us N`` the bots sleep N µs before each genmove's answer (
 ``play`` answered at once): what waiting for bots that think costs the referee. For each it
 prints:
 
-- ``ms/game`` in the first and the last tenth of the run (from the records' ``ended_at``);
+- ``ms/game`` in the first and the last tenth of the run (from the records' ``ended_at``),
+  and below the table the machine's steal time in each (``/proc/stat``: the CPU a
+  hypervisor gave to other guests; on a shared VM it comes in spells that slow the wall);
 - ``cpu ms/game`` likewise: the referee process's CPU per game in the first and the last
   tenth (from the samples below; the last tenth stops before the last game, so the final
   standings are not in it), which a busy machine moves less than the wall;
@@ -90,6 +92,8 @@ class Run:
     helper_cpu: float = 0.0
     memory: list[tuple[int, float, float]] = field(default_factory=list)
     """(lines in the file watched, its RSS in MB, its standings process's), every second."""
+    ticks: list[tuple[int, int, int]] = field(default_factory=list)
+    """(lines in the file watched, the machine's steal ticks, all its ticks), every 0.1 s."""
 
 
 def _cpu_of(pid: int) -> float:
@@ -97,6 +101,29 @@ def _cpu_of(pid: int) -> float:
     with open(f"/proc/{pid}/stat", "rb") as stat:
         fields = stat.read().rsplit(b")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def _machine_ticks() -> tuple[int, int]:
+    """(steal, all) clock ticks of the whole machine so far (``/proc/stat``'s first line).
+    Steal is the time a hypervisor gave this VM's CPUs to other guests: on a shared VM it
+    comes in spells that slow every process here, so a tenth of a run that had more of it
+    is slower for that reason alone. (0, 0) where there is no such file."""
+    try:
+        with open("/proc/stat", "rb") as stat:
+            words = stat.readline().split()[1:9]  # user nice system idle iowait irq softirq steal
+    except OSError:
+        return 0, 0
+    values = [int(word) for word in words]
+    return (values[7] if len(values) > 7 else 0), sum(values)
+
+
+def steal_share(ticks: list[tuple[int, int, int]], lo: int, hi: int) -> float:
+    """The machine's steal time, in percent of all its CPU time, between the first and the
+    last sample that saw from ``lo`` to ``hi`` games recorded (nan without two)."""
+    inside = [t for t in ticks if lo <= t[0] <= hi]
+    if len(inside) < 2 or inside[-1][2] == inside[0][2]:
+        return float("nan")
+    return (inside[-1][1] - inside[0][1]) / (inside[-1][2] - inside[0][2]) * 100
 
 
 _PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20
@@ -135,6 +162,7 @@ def watch(argv: list[str], output: Path, counted: Path | None = None, cwd: Path 
     (``helper_cpu``: the last look before that process ended, so at most 0.1 s short)."""
     samples: list[tuple[float, float, int]] = []
     memory: list[tuple[int, float, float]] = []
+    ticks: list[tuple[int, int, int]] = []
     known: dict[int, bool] = {}
     helper_seen: dict[int, float] = {}
     lines = 0
@@ -164,6 +192,7 @@ def watch(argv: list[str], output: Path, counted: Path | None = None, cwd: Path 
                     pass
             try:
                 samples.append((time.perf_counter() - began, _cpu_of(process.pid), lines))
+                ticks.append((lines, *_machine_ticks()))
                 if len(samples) % 10 == 1:
                     memory.append((lines, _rss_of(process.pid), helper_rss))
             except (FileNotFoundError, ProcessLookupError):
@@ -182,6 +211,7 @@ def watch(argv: list[str], output: Path, counted: Path | None = None, cwd: Path 
         samples,
         sum(helper_seen.values()),
         memory,
+        ticks,
     )
 
 
@@ -270,6 +300,8 @@ def vastuz_run(
         # The last tenth ends before the last game: the final standings are not in it.
         "first_cpu_ms": cpu_per_game(run.samples, 1, tenth),
         "last_cpu_ms": cpu_per_game(run.samples, n - tenth, n - 1),
+        "first_steal": steal_share(run.ticks, 1, tenth),
+        "last_steal": steal_share(run.ticks, n - tenth, n - 1),
         "ref_us": run.own_cpu / turns * 1e6,
         "play_us": play_cpu / (play_games * per_game) * 1e6 if play_games else float("nan"),
         "run_us": run.run_cpu / turns * 1e6,
@@ -496,6 +528,11 @@ def tournament_table(folder: Path, bot: list[str], sizes: list[int], args: argpa
         if full:
             flat = [f["last_cpu_ms"] / f["first_cpu_ms"] for f in full]
             print(f"\nthe tournament's CPU a game, last tenth over first: {spread(flat)} (goal: at most 1.1)")
+            print(
+                "the machine's steal time (a hypervisor's other guests) in the first tenth: "
+                f"{spread([f['first_steal'] for f in full], '.1f')}%, in the last: "
+                f"{spread([f['last_steal'] for f in full], '.1f')}% (a tenth with more is slower for it)"
+            )
             for f in full:
                 if f["memory"] is not None:
                     print(memory_line(f["memory"]))
