@@ -1,6 +1,6 @@
 """Are the rating intervals and LOS honest? Coverage by simulation, and the standings' cost:
 ``python benchmarks/ratings.py [--reps 300] [--los-reps 1000] [--draws 400] [--seed 1]
-[--designs SUBSTRING] [--only coverage,exact,design-los,los,pentanomial,timing,kernels,los-exact]``.
+[--designs SUBSTRING] [--only coverage,exact,design-los,los,pentanomial,timing,kernels,blas,los-exact]``.
 
 Games are drawn from known ratings: every pairing plays colour-reversed opening pairs
 (the first seat gets ``--colour`` Elo of advantage, or the design's own), a game is drawn
@@ -525,6 +525,40 @@ def numpy_import_seconds() -> float:
     return min(runs[0::2]) - min(runs[1::2])
 
 
+_BLAS_RUN = """
+import os, random, resource, sys, time
+sys.path.insert(0, {root!r})
+from threadpoolctl import threadpool_limits
+from benchmarks.ratings import Sim
+from referee.ratings.elo import compute_ratings
+import referee.ratings.dense  # holds numpy's BLAS to one thread, as every run of ours does
+if {default!r}:
+    threadpool_limits(limits=os.cpu_count(), user_api="blas")  # the library's own default
+size = {size!r}
+true = {{f"b{{k:03d}}": 1500.0 * k / (size - 1) for k in range(size)}}
+names = sorted(true)
+pairings = [(x, y) for i, x in enumerate(names) for y in names[i + 1:]]
+games = Sim(30.0, 0.2, random.Random(1)).games(true, pairings, 1)
+used = resource.getrusage(resource.RUSAGE_SELF)
+began = time.perf_counter()
+compute_ratings(games, names)
+wall = time.perf_counter() - began
+done = resource.getrusage(resource.RUSAGE_SELF)
+print(wall, done.ru_utime + done.ru_stime - used.ru_utime - used.ru_stime)
+"""
+
+
+def blas_seconds(size: int, default: bool) -> tuple[float, float]:
+    """(wall, CPU) seconds of one table with intervals of a ``size``-bot round robin (bots
+    0..1500, one opening pair a pairing), in a fresh process: with numpy's BLAS held to one
+    thread as the project holds it, or (``default``) with the library's default, a thread
+    per core."""
+    code = _BLAS_RUN.format(root=str(Path(__file__).resolve().parent.parent), default=default, size=size)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    wall, cpu = done.stdout.split()
+    return float(wall), float(cpu)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=300, help="repetitions per coverage design")
@@ -633,6 +667,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  {f'{size} bots':<32} {shown} {dense * 1e3:>8.1f} ms {ratio}", flush=True)
         print(f"  importing numpy (a fresh process): {numpy_import_seconds() * 1e3:.0f} ms of CPU")
 
+    def blas() -> None:
+        print(f"  {'round robin, 1 pair a pairing':<32} {'one BLAS thread':>22} {'a thread per core':>22}")
+        for size in (60, 120, 200):
+            one = blas_seconds(size, False)
+            default = blas_seconds(size, True)
+            cells = [f"{wall:.2f} s, {cpu:.2f} s CPU" for wall, cpu in (one, default)]
+            print(f"  {f'{size} bots':<32} {cells[0]:>22} {cells[1]:>22}", flush=True)
+
     def timing() -> None:
         for total in (4_000, 100_000):
             seconds, alone, n = standings_seconds(total, sim)
@@ -650,6 +692,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("pentanomial", "pentanomial 95% interval coverage", penta),
         ("timing", "standings cost", timing),
         ("kernels", "a table with intervals, fitted in Python's numbers and in numpy's (CPU)", kernels),
+        ("blas", "a large field's table, numpy's BLAS on one thread (ours) and on a thread per core", blas),
     ):
         if name in parts:
             _section(title, run)

@@ -6,6 +6,7 @@ and every group rated in Python's numbers when numpy cannot be imported."""
 from __future__ import annotations
 
 import math
+import os
 import random
 import subprocess
 import sys
@@ -223,3 +224,42 @@ def test_the_gaps_variances_and_inverse_agree() -> None:
         fit._PURE_ONLY = False
     for row, other in zip(inverse, pure_inverse, strict=True):
         assert row == pytest.approx(other, rel=1e-9, abs=1e-12)
+
+
+def test_numpys_blas_runs_one_thread_here_and_the_bots_inherit_nothing() -> None:
+    """Once a large field is rated, the process's BLAS runs one thread (its default, a thread
+    per core, costs a table a multiple of the CPU, which a run's bots would lose), and a
+    process started after it, as a bot is, still gets the library's own default: the limit is
+    the process's, not its environment's."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: BLAS runs one thread by default")
+    threads = "max(i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas')"
+    child = f"import numpy\nfrom threadpoolctl import threadpool_info\nprint({threads})\n"
+    code = (
+        "import random, subprocess, sys\n"
+        "import numpy\n"
+        "from threadpoolctl import threadpool_info\n"
+        "from fields import field\n"
+        "from referee.ratings.elo import compute_ratings\n"
+        f"before = {threads}\n"
+        "games, names = field(random.Random(3), 20, 1000.0, 1)\n"
+        "compute_ratings(games, names)\n"
+        f"after = {threads}\n"
+        f"child = subprocess.run([sys.executable, '-c', {child!r}], capture_output=True, text=True)\n"
+        "print(before, after, child.stdout.strip())\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=HERE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    before, after, child = (int(word) for word in done.stdout.split())
+    assert before > 1  # the library's default on this machine: the limit below is ours
+    assert after == 1
+    assert child == before

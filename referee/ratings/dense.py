@@ -12,6 +12,8 @@ holds them to it on random fields).
 
 numpy is imported only when a group reaches :data:`referee.ratings.fit.DENSE_SIZE` bots: a
 run of a few bots never pays for its import. Without numpy every group uses the pure kernel.
+
+Importing this module holds numpy's BLAS to one thread in the process (:func:`one_blas_thread`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,32 @@ if TYPE_CHECKING:
 
     Floats = npt.NDArray[np.float64]
 
-__all__ = ["DenseInfluence", "DenseKernel", "dense_gap_variances", "dense_inverse"]
+__all__ = ["DenseInfluence", "DenseKernel", "dense_gap_variances", "dense_inverse", "one_blas_thread"]
+
+
+def one_blas_thread() -> None:
+    """Hold the BLAS numpy calls to one thread in this process (threadpoolctl), once.
+
+    Its default, a thread per core, makes a large field's table no faster and costs it a
+    multiple of the CPU (``benchmarks/ratings.py --only blas``); in a run, the referee's
+    process and its standings process would take that second core from the bots, whose
+    clocks run. The limit is set in the process, not through the environment
+    (``OPENBLAS_NUM_THREADS``), which every bot started after would inherit."""
+    global _held
+    if _held:
+        return
+    _held = True
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # installed without its dependencies: numpy's own default
+        return
+    threadpool_limits(limits=1, user_api="blas")  # called, not entered: for the process's life
+
+
+_held = False
+
+
+one_blas_thread()
 
 
 def _sigmoid(x: Floats) -> Floats:
