@@ -48,7 +48,7 @@ from referee.tournament.store.folder import latest_records, load_standings
 from referee.tournament.store.pages import PAGE, report_page
 from referee.tournament.store.replays import MAX_REPLAYS, REPLAYS, ReplayWindow
 from referee.tournament.store.results import ResultsFile
-from referee.tournament.store.standings_process import HEADER, Worker, frame
+from referee.tournament.store.standings_process import HEADER, NICE, Worker, frame
 from referee.tournament.store.summary_log import SummaryLog
 
 FAKEBOT = Path(__file__).parent / "fake_bots" / "fakebot.py"
@@ -517,3 +517,28 @@ async def test_the_standings_process_makes_the_replays_between_requests(tmp_path
     with ReplayWindow(results, keep=cache) as window:
         window.update()
         assert window.made == 0 and len(window.kept()) == 4  # all found made, none made again
+
+
+async def test_the_standings_process_yields_the_cores_to_the_bots(tmp_path, marker):
+    """The standings process, as the runner starts it, runs at the lowest priority: its work
+    can wait, and the bots' clocks run while they wait for a core."""
+    config = config_of(tmp_path, marker, 2)
+    with trio.fail_after(120):
+        await Tournament(config, out=io.StringIO(), standings_every=0).run()
+    settings = {
+        "folder": config.output, "name": "t", "names": config.bot_names, "anchor": None,
+        "anchor_rating": 0.0, "bootstrap": 0, "warning": None,
+    }  # fmt: skip
+    records = ResultsFile(config.output / "results.jsonl").summaries().records
+    with standings_process() as proc:
+        assert proc.stdin is not None
+        proc.stdin.write(frame(("init", settings, [])) + frame(("games", SummaryLog(records))))
+        proc.stdin.write(frame(("table", 2, 2, True, False, None)))
+        proc.stdin.flush()
+        assert _reply(proc)[0] == "say"  # it has run: its priority is set
+        assert _nice(proc.pid) == NICE == 19
+
+
+def _nice(pid: int) -> int:
+    """The niceness of process ``pid`` (``/proc/PID/stat``'s 19th field)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])

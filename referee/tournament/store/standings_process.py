@@ -275,7 +275,22 @@ class Worker:
         return started, time.time(), count, made
 
 
+NICE = 19
+"""This process's priority (the lowest): see :func:`yield_to_the_bots`."""
+
+
+def yield_to_the_bots() -> None:
+    """Run at the lowest priority. The bots' clocks run while they wait for a core, and this
+    process's work can wait: where the bots keep every core busy it gets a sliver of one,
+    and the idle time otherwise. Its tables are paced by its own CPU time, so the wait does
+    not space them out; its pages are paced by the wall, so they come later. The runner
+    and the bots keep their priority (a process may lower its own, not raise it)."""
+    with contextlib.suppress(AttributeError, OSError):  # no os.nice (Windows), or refused
+        os.nice(NICE - os.nice(0))
+
+
 def main() -> None:
+    yield_to_the_bots()
     # Ctrl-C is the runner's to handle: this process ends when the runner closes its input.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
