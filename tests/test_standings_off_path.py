@@ -520,8 +520,8 @@ async def test_the_standings_process_makes_the_replays_between_requests(tmp_path
 
 
 async def test_the_standings_process_yields_the_cores_to_the_bots(tmp_path, marker):
-    """The standings process, as the runner starts it, runs at the lowest priority: its work
-    can wait, and the bots' clocks run while they wait for a core."""
+    """The standings process, as the runner starts it, runs at a background priority: its
+    work can wait, and the bots' clocks run while they wait for a core."""
     config = config_of(tmp_path, marker, 2)
     with trio.fail_after(120):
         await Tournament(config, out=io.StringIO(), standings_every=0).run()
@@ -536,7 +536,7 @@ async def test_the_standings_process_yields_the_cores_to_the_bots(tmp_path, mark
         proc.stdin.write(frame(("table", 2, 2, True, False, None)))
         proc.stdin.flush()
         assert _reply(proc)[0] == "say"  # it has run: its priority is set
-        assert _nice(proc.pid) == NICE == 19
+        assert _nice(proc.pid) == NICE == 10
 
 
 def _nice(pid: int) -> int:

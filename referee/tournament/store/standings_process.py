@@ -275,16 +275,18 @@ class Worker:
         return started, time.time(), count, made
 
 
-NICE = 19
-"""This process's priority (the lowest): see :func:`yield_to_the_bots`."""
+NICE = 10
+"""This process's priority, a background one: see :func:`yield_to_the_bots`."""
 
 
 def yield_to_the_bots() -> None:
-    """Run at the lowest priority. The bots' clocks run while they wait for a core, and this
-    process's work can wait: where the bots keep every core busy it gets a sliver of one,
-    and the idle time otherwise. Its tables are paced by its own CPU time, so the wait does
-    not space them out; its pages are paced by the wall, so they come later. The runner
-    and the bots keep their priority (a process may lower its own, not raise it)."""
+    """Run at a background priority. The bots' clocks run while they wait for a core, and
+    this process's work can wait: against a busy bot on a core it gets about a tenth of the
+    time where it would get half. Not the lowest: the run's last table waits for it, and on
+    a machine busy with other work it still comes in seconds. Its tables are paced by its
+    own CPU time, so the wait does not space them out; its pages are paced by the wall, so
+    they come later. The runner and the bots keep their priority (a process may lower its
+    own, not raise it)."""
     with contextlib.suppress(AttributeError, OSError):  # no os.nice (Windows), or refused
         os.nice(NICE - os.nice(0))
 
