@@ -343,3 +343,52 @@ def test_a_run_in_another_process_is_followed_through_its_live_file(tmp_path: Pa
             )
             assert server.get("/static/standings.js")[0] == 200
     assert json.loads((out / "live.json").read_text()) == {"games": []}  # the run has stopped
+
+
+def test_a_running_runs_standings_are_the_ones_it_publishes(tmp_path: Path) -> None:
+    """While a run goes on, the server sends the standings page and standings.json the run
+    writes on its cadence (a mark put into each file comes back), and its stamp is the
+    page's, which changes on that cadence rather than at every game; once the run has
+    stopped, the standings are made from its results again (the marks are gone)."""
+    out = tmp_path / "runs" / "going"
+    page, table = out / "standings.html", out / "standings.json"
+    with tournament(str(live_config(tmp_path, out, games=20)), cwd=tmp_path):
+        until(
+            lambda: (
+                page.exists() and table.exists() and page.stat().st_mtime >= (out / ".lock").stat().st_mtime
+            ),
+            "the run's first page",
+            90,
+        )
+        with serving(str(tmp_path / "runs"), cwd=tmp_path) as server:
+
+            def sent_back(path: Path, mark: str, url: str, text: str) -> bool:
+                # the run may write the file again between the mark and the request: try again
+                path.write_text(text, encoding="utf-8")
+                status, answer = server.get(url)
+                assert status == 200
+                return mark in (answer if isinstance(answer, str) else json.dumps(answer))
+
+            until(
+                lambda: sent_back(page, "a-mark-of-the-test", "/runs/going/",
+                                  page.read_text(encoding="utf-8") + "<!-- a-mark-of-the-test -->"),
+                "the run's own page, served",
+            )  # fmt: skip
+            until(
+                lambda: sent_back(table, "a-mark-of-the-test", "/api/runs/going/standings",
+                                  json.dumps({**json.loads(table.read_text(encoding="utf-8")),
+                                              "mark": "a-mark-of-the-test"})),
+                "the run's own standings.json, served",
+            )  # fmt: skip
+            status, stamp = server.get("/api/runs/going/stamp")
+            assert status == 200 and stamp["running"] is True
+            assert stamp["stamp"].startswith("standings.html-")  # the page's, not the results'
+    # stopped (Ctrl-C): the standings made from the results, with no mark
+    with serving(str(tmp_path / "runs"), cwd=tmp_path) as server:
+        status, stamp = server.get("/api/runs/going/stamp")
+        assert stamp["running"] is False and stamp["stamp"].startswith("results.jsonl-")
+        page.write_text(page.read_text(encoding="utf-8") + "<!-- a-mark-of-the-test -->", encoding="utf-8")
+        status, text = server.get("/runs/going/")
+        assert status == 200 and "a-mark-of-the-test" not in text
+        status, answer = server.get("/api/runs/going/standings")
+        assert status == 200 and "mark" not in answer

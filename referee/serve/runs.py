@@ -1,13 +1,22 @@
 """The results folders a server shows: found under the paths given, read on request.
 
 Blocking file reads (the app calls them in trio's worker threads, one at a time, so a big
-results file never stalls the event loop or a referee sharing it). A run is named in URLs
-by its folder's name (``demo``, ``demo-2`` for a second folder of that name); the names are
-recomputed on each listing, so a run that starts later appears.
+results file never stalls the event loop). A run is named in URLs by its folder's name
+(``demo``, ``demo-2`` for a second folder of that name); the names are recomputed on each
+listing, so a run that starts later appears.
+
+The standings of a run going on are the ones it publishes (:func:`published`), not made
+here: a page made here costs a pass over the results and a replay of the latest games
+(seconds for a long run), and a followed page asks again at every change of the results,
+that is at every game. In a referee's own process (``vastuz tournament --serve``) that work
+would hold the interpreter the games' loop needs; in another process it would take a core
+from the bots. The run's standings process writes them on a cadence that keeps their cost
+a small share of the run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable
@@ -21,8 +30,13 @@ from referee.play.records import GameRecord
 from referee.render.standings_text import render
 from referee.tournament.store.files import OLD_MATCH_RESULTS, RESULTS
 from referee.tournament.store.folder import latest_records, load_standings
-from referee.tournament.store.pages import standings_html
+from referee.tournament.store.pages import PAGE, standings_html
 from referee.tournament.store.results import ResultsFile, lock_holder_alive
+
+LOCK = ".lock"
+"""The run's lock file (:class:`~referee.tournament.store.results.FolderLock`): written when
+a run takes the folder, so its time is the run's start."""
+STANDINGS_JSON = "standings.json"
 
 MAX_DEPTH = 3
 """How deep under a given folder results folders are looked for."""
@@ -111,28 +125,55 @@ def run_summary(run: Run) -> dict[str, Any]:
     return {"run": run.name, "folder": str(run.folder), "games": games, "running": run.running}
 
 
-def run_stamp(run: Run) -> tuple[str, bool]:
-    """What changes when the run's standings may have: its results file's size and time,
-    and whether it is going on; and that last."""
-    running = run.running
+def published(run: Run, name: str, running: bool | None = None) -> Path | None:
+    """The run's file ``name`` (its page or ``standings.json``) while the run goes on, if
+    it has written it since it began (a file from before a resume is not the run's now);
+    else None, and the caller makes its own. ``running``: :attr:`Run.running`, if known."""
+    if not (run.running if running is None else running):
+        return None
+    path = run.folder / name
     try:
-        st = run.results.stat()
-        seen = f"{st.st_size}-{st.st_mtime_ns}"
+        began = (run.folder / LOCK).stat().st_mtime_ns
+        written = path.stat().st_mtime_ns
+    except OSError:
+        return None
+    return path if written >= began else None
+
+
+def run_stamp(run: Run) -> tuple[str, bool]:
+    """What changes when the run's standings may have, and whether it is going on; and
+    that last. While it goes on, its published page's size and time, once there is one
+    (it changes on the run's cadence, not at every game); else its results file's."""
+    running = run.running
+    watched = published(run, PAGE, running) or run.results
+    try:
+        st = watched.stat()
+        seen = f"{watched.name}-{st.st_size}-{st.st_mtime_ns}"
     except OSError:
         seen = "none"
     return f"{seen}-{'running' if running else 'stopped'}", running
 
 
 def standings_json(run: Run) -> dict[str, Any]:
-    """The run's standings, the ``standings.json`` schema."""
+    """The run's standings, the ``standings.json`` schema: the run's own while it goes on
+    (:func:`published`)."""
+    path = published(run, STANDINGS_JSON)
+    if path is not None:
+        with contextlib.suppress(OSError, ValueError):  # gone or replaced under us: made here
+            data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            return data
     st, _ = load_standings(run.folder, bootstrap=0)
-    data: dict[str, Any] = json.loads(render(st, "json"))
-    return data
+    made: dict[str, Any] = json.loads(render(st, "json"))
+    return made
 
 
 def standings_page(run: Run) -> str:
     """The run's standings page: what ``standings.html`` holds (the same renderer), reloading
-    itself while the run goes on."""
+    itself while the run goes on; the run's own page then (:func:`published`)."""
+    path = published(run, PAGE)
+    if path is not None:
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            return path.read_text(encoding="utf-8")
     st, title = load_standings(run.folder, bootstrap=0)
     names = [line.name for line in st.lines]
     sprt = None if st.sprt is None else (st.sprt.status.test, st.sprt.candidate)
