@@ -28,15 +28,10 @@ from referee.errors import ResultsError
 from referee.ladder.config import STORE as LADDER_STORE
 from referee.play.records import GameRecord
 from referee.render.standings_text import render
-from referee.tournament.store.files import OLD_MATCH_RESULTS, RESULTS
+from referee.tournament.store.files import LOCK, OLD_MATCH_RESULTS, RESULTS, STANDINGS_JSON
 from referee.tournament.store.folder import latest_records, load_standings
 from referee.tournament.store.pages import PAGE, standings_html
 from referee.tournament.store.results import ResultsFile, lock_holder_alive
-
-LOCK = ".lock"
-"""The run's lock file (:class:`~referee.tournament.store.results.FolderLock`): written when
-a run takes the folder, so its time is the run's start."""
-STANDINGS_JSON = "standings.json"
 
 MAX_DEPTH = 3
 """How deep under a given folder results folders are looked for."""

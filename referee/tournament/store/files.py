@@ -16,6 +16,11 @@ LOGS = "logs"
 OLD_MATCH_RESULTS = "games.jsonl"
 """The results file of a match folder of earlier versions (read only)."""
 OLD_MATCH_MANIFEST = "match.json"
+LOCK = ".lock"
+"""The run's lock file (:class:`~referee.tournament.store.results.FolderLock`): written when
+a run takes the folder, so its time is the run's start; it names the run's process."""
+STANDINGS_MD = "standings.md"
+STANDINGS_JSON = "standings.json"
 MAX_REPLAYS = 10_000
 """Games a standings page replays: the latest ones (``vastuz show RESULTS --html`` makes a
 page of them all). 10,000 games make a page of about 11 MB that Chromium opens in well under

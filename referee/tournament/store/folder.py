@@ -35,6 +35,8 @@ from referee.tournament.store.files import (
     OLD_MATCH_MANIFEST,
     OLD_MATCH_RESULTS,
     RESULTS,
+    STANDINGS_JSON,
+    STANDINGS_MD,
     atomic_write,
     shown,
 )
@@ -214,8 +216,8 @@ def foreign(
 
 def write_standings(folder: Path, st: Standings, title: str) -> None:
     """``standings.md`` and ``standings.json``, each replaced atomically."""
-    atomic_write(folder / "standings.md", render(st, "markdown", title=title))
-    atomic_write(folder / "standings.json", render(st, "json"))
+    atomic_write(folder / STANDINGS_MD, render(st, "markdown", title=title))
+    atomic_write(folder / STANDINGS_JSON, render(st, "json"))
 
 
 def load_standings(folder: Path, *, bootstrap: int = 1000) -> tuple[Standings, str]:

@@ -36,6 +36,7 @@ from typing import IO, BinaryIO, Generic, TypeVar
 
 from referee.errors import ResultsError
 from referee.play.records import GameRecord, GameSummary, parse_line, parse_summary
+from referee.tournament.store.files import LOCK
 from referee.tournament.store.summary_log import SummaryLog
 
 R = TypeVar("R")
@@ -394,7 +395,7 @@ def lock_holder_alive(folder: Path) -> bool:
     names is alive. For readers in other processes (``vastuz serve``): the lock itself is
     the writers' guard."""
     try:
-        pid = int((folder / ".lock").read_text(encoding="utf-8").strip() or "0")
+        pid = int((folder / LOCK).read_text(encoding="utf-8").strip() or "0")
     except (OSError, ValueError):
         return False
     if pid <= 0:
@@ -416,7 +417,7 @@ class FolderLock:
     """
 
     def __init__(self, folder: Path | str) -> None:
-        self.path = Path(folder) / ".lock"
+        self.path = Path(folder) / LOCK
         self._fh: IO[str] | None = None
 
     def acquire(self) -> None:

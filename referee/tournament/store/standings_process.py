@@ -276,19 +276,20 @@ class Worker:
 
 
 NICE = 10
-"""This process's priority, a background one: see :func:`yield_to_the_bots`."""
+"""How many steps of niceness this process runs below the runner (and its bots): see
+:func:`yield_to_the_bots`."""
 
 
 def yield_to_the_bots() -> None:
-    """Run at a background priority. The bots' clocks run while they wait for a core, and
-    this process's work can wait: against a busy bot on a core it gets about a tenth of the
-    time where it would get half. Not the lowest: the run's last table waits for it, and on
-    a machine busy with other work it still comes in seconds. Its tables are paced by its
-    own CPU time, so the wait does not space them out; its pages are paced by the wall, so
-    they come later. The runner and the bots keep their priority (a process may lower its
-    own, not raise it)."""
+    """Run at a background priority, :data:`NICE` steps below the runner's (at most 19). The
+    bots' clocks run while they wait for a core, and this process's work can wait: against
+    a busy bot on a core it gets about a tenth of the time where it would get half. Not the
+    lowest: the run's last table waits for it, and on a machine busy with other work it
+    still comes in seconds. Its tables are paced by its own CPU time, so the wait does not
+    space them out; its pages are paced by the wall, so they come later. The runner and the
+    bots keep their priority, a run started with ``nice`` included."""
     with contextlib.suppress(AttributeError, OSError):  # no os.nice (Windows), or refused
-        os.nice(NICE - os.nice(0))
+        os.nice(min(NICE, 19 - os.nice(0)))
 
 
 def main() -> None:
