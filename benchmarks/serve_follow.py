@@ -32,9 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.referee import build_replay_bot, scripted_game  # noqa: E402
-from benchmarks.tournament import config_text  # noqa: E402
-
-_TICK = os.sysconf("SC_CLK_TCK")
+from benchmarks.tournament import _cpu_of, config_text  # noqa: E402
 
 
 def _free_port() -> int:
@@ -90,9 +88,7 @@ def run(tree: Path, config: Path, follow: bool) -> tuple[float, float, int]:
         client.start()
     while os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
         time.sleep(0.1)
-    with open(f"/proc/{process.pid}/stat", "rb") as stat:  # a zombie still has its times
-        fields = stat.read().rsplit(b")", 1)[1].split()
-    used = (int(fields[11]) + int(fields[12])) / _TICK
+    used = _cpu_of(process.pid)  # a zombie still has its times; reaping clears them
     if process.wait() != 0:
         raise SystemExit(f"vastuz tournament exited {process.returncode}")
     stop.set()

@@ -35,25 +35,19 @@ __all__ = ["DenseInfluence", "DenseKernel", "dense_gap_variances", "dense_invers
 
 
 def one_blas_thread() -> None:
-    """Hold the BLAS numpy calls to one thread in this process (threadpoolctl), once.
+    """Hold the BLAS numpy calls to one thread in this process (threadpoolctl); this
+    module's import does.
 
     Its default, a thread per core, makes a large field's table no faster and costs it a
     multiple of the CPU (``benchmarks/ratings.py --only blas``); in a run, the referee's
     process and its standings process would take that second core from the bots, whose
     clocks run. The limit is set in the process, not through the environment
     (``OPENBLAS_NUM_THREADS``), which every bot started after would inherit."""
-    global _held
-    if _held:
-        return
-    _held = True
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # installed without its dependencies: numpy's own default
         return
     threadpool_limits(limits=1, user_api="blas")  # called, not entered: for the process's life
-
-
-_held = False
 
 
 one_blas_thread()
@@ -181,8 +175,8 @@ def dense_inverse(matrix: list[list[float]]) -> list[list[float]]:
 def dense_gap_variances(matrix: list[list[float]], pairs: Sequence[tuple[int, int]]) -> list[float]:
     """:func:`referee.ratings.fit.gap_variances` from one inverse by LAPACK."""
     inverse = _inverse(matrix)
-    if inverse is None:
-        inverse = np.asarray(dense_inverse(matrix), dtype=np.float64)
+    if inverse is None:  # refused by LAPACK: the pure one (not LAPACK again)
+        inverse = np.asarray(cholesky_inverse(matrix), dtype=np.float64)
     ends = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
     a, b = ends[:, 0], ends[:, 1]
     return list(map(float, inverse[a, a] + inverse[b, b] - inverse[a, b] - inverse[b, a]))
