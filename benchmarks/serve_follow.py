@@ -1,5 +1,6 @@
 """A run served while it plays, with a browser following its standings page: ``python
-benchmarks/serve_follow.py [--games N] [--reps R] [--tree PATH]``.
+benchmarks/serve_follow.py [--games N] [--reps R] [--tree PATH]
+[--standings-every N]``.
 
 Runs ``vastuz tournament --serve 127.0.0.1:PORT`` of two instant C replay bots
 (``benchmarks/replay_bot.c``, a seeded 110-turn size-7 game) at concurrency 1, alone and
@@ -8,7 +9,9 @@ long-poll ``/api/runs/RUN/stamp?after=STAMP`` and fetch the page again at each c
 Runs alternate, ``--reps`` times. For each it prints the wall time, the referee process's
 CPU (read from ``/proc`` before it is reaped: its own, not the bots') and the pages the
 client fetched. The server runs in the referee's process, so whatever a page costs to make
-is paid there, beside the games. ``--tree PATH`` measures another checkout.
+is paid there, beside the games. ``--tree PATH`` measures another checkout;
+``--standings-every 0`` runs with no standings of the run's own, so the pages followed are
+made by the server.
 """
 
 from __future__ import annotations
@@ -71,14 +74,15 @@ def _follow(base: str, stop: threading.Event, fetched: list[int]) -> None:
             time.sleep(0.5)
 
 
-def run(tree: Path, config: Path, follow: bool) -> tuple[float, float, int]:
+def run(tree: Path, config: Path, follow: bool, extra: list[str]) -> tuple[float, float, int]:
     """(wall s, referee CPU s, pages fetched) of one served run."""
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": str(tree)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     began = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "tournament", str(config), "--serve", f"127.0.0.1:{port}"],
+        [sys.executable, "-m", "referee.cli", "tournament", str(config),
+         "--serve", f"127.0.0.1:{port}", *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tree, env=env,
     )  # fmt: skip
     stop = threading.Event()
@@ -104,6 +108,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3000)
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--tree", type=Path, default=HERE.parent, help="the project checkout to measure")
+    parser.add_argument(
+        "--standings-every",
+        type=int,
+        metavar="N",
+        help="passed to vastuz tournament (0: no standings of its own)",
+    )
     args = parser.parse_args()
     if args.games < 1 or args.reps < 1:
         parser.error("--games and --reps must be at least 1")
@@ -119,11 +129,15 @@ def main() -> None:
                 out = folder / f"out-{rep}-{follow}"
                 config = folder / f"run-{rep}-{follow}.yaml"
                 config.write_text(config_text(f"served{rep}", [str(binary), str(script)], args.games, 1, out))
-                results[follow].append(run(tree, config, follow))
+                extra = (
+                    [] if args.standings_every is None else ["--standings-every", str(args.standings_every)]
+                )
+                results[follow].append(run(tree, config, follow, extra))
                 shutil.rmtree(out, ignore_errors=True)
         print(
             f"vastuz tournament --serve, {args.games} games of instant C bots, "
             f"{args.reps} alternating runs ({tree})"
+            + ("" if args.standings_every is None else f", --standings-every {args.standings_every}")
         )
         for follow, label in ((False, "nobody following"), (True, "a page following the standings")):
             walls, cpus, pages = zip(*results[follow], strict=True)

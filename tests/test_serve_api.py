@@ -297,6 +297,7 @@ def test_bad_command_lines_are_clear(folder: Path) -> None:
         ([str(folder / "runs"), "--bots", "/no/such.yaml"], "bots file not found"),
         ([str(folder / "runs"), "--token", "short"], "at least 8"),
         ([str(folder / "runs"), "--port", "99999"], "0..65535"),
+        ([str(folder / "runs"), "--pages-every", "-1"], "--pages-every: must be >= 0"),
     ):
         done = subprocess.run(
             [sys.executable, "-m", "referee.cli", "serve", *args],

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
-from referee.cli.common import EXIT_OK, EXIT_USAGE, _count
+from referee.cli.common import EXIT_OK, EXIT_USAGE, _count, _non_negative
 
 DEFAULT_PORT = 8080
 T = TypeVar("T")
@@ -54,6 +54,14 @@ def add_serve_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
     )
     p.add_argument(
         "--max-games", type=_count, default=4, metavar="N", help="people's games at once (default 4)"
+    )
+    p.add_argument(
+        "--pages-every",
+        type=_non_negative,
+        default=2.0,
+        metavar="SECONDS",
+        help="a run going on that writes no standings of its own (--standings-every 0) gets its page "
+        "made here again at most every SECONDS (default 2), and at most 5%% of the time",
     )
     p.set_defaults(handler=cmd_serve)
 
@@ -121,6 +129,7 @@ async def cmd_serve(args: argparse.Namespace) -> int:
         human_folder=args.human_results,
         token=token,
         limits=Limits(max_clients=args.max_clients, max_games=args.max_games),
+        pages_every=args.pages_every,
     )
     problem = check_host(settings.host, settings.token)
     if problem is not None:

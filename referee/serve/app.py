@@ -34,6 +34,7 @@ from referee.serve.following import following
 from referee.serve.human import HumanGames, PlayError
 from referee.serve.live import LiveFeed, TooManyClients
 from referee.serve.runs import (
+    Made,
     Run,
     find_runs,
     game_record,
@@ -72,6 +73,7 @@ class Server:
         *,
         token: str | None,
         loopback: bool,
+        made: Made | None = None,
     ) -> None:
         self.roots = roots
         self.feed = feed
@@ -81,6 +83,7 @@ class Server:
         self.reads = trio.CapacityLimiter(1)  # one blocking folder read at a time
         self.scanned: tuple[float, list[Run]] | None = None  # (when, the runs): see server._others
         self.ladders = ladders.Ladders()
+        self.made = made if made is not None else Made()  # the standings made here, kept
 
     async def blocking(self, fn: Any, *args: Any) -> Any:
         return await trio.to_thread.run_sync(lambda: fn(*args), limiter=self.reads)
@@ -309,8 +312,9 @@ def build_app(server: Server) -> Any:
 
     async def run_page(request: Request) -> Response:
         run = await server.run(request.path_params["run"])
-        stamp, _ = await server.blocking(run_stamp, run)  # before the page: a change after it is seen
-        page = await server.blocking(standings_page, run)
+        # the stamp before the page: a change after it is seen
+        stamp, _ = await server.blocking(run_stamp, run, server.made)
+        page = await server.blocking(standings_page, run, server.made)
         return _html(following(page, run.name, stamp), own=False)
 
     async def game_html(request: Request) -> Response:
@@ -325,17 +329,17 @@ def build_app(server: Server) -> Any:
 
     async def api_standings(request: Request) -> Response:
         run = await server.run(request.path_params["run"])
-        return JSONResponse(await server.blocking(standings_json, run))
+        return JSONResponse(await server.blocking(standings_json, run, server.made))
 
     async def api_stamp(request: Request) -> Response:
         run = await server.run(request.path_params["run"])
         after = request.query_params.get("after")
-        stamp, running = await server.blocking(run_stamp, run)
+        stamp, running = await server.blocking(run_stamp, run, server.made)
         if after is not None:
             with trio.move_on_after(LONG_POLL_SECONDS):
                 while stamp == after[:200]:
                     await trio.sleep(STAMP_SECONDS)
-                    stamp, running = await server.blocking(run_stamp, run)
+                    stamp, running = await server.blocking(run_stamp, run, server.made)
         return JSONResponse(
             {"run": run.name, "stamp": stamp, "running": running}, headers={"Cache-Control": "no-store"}
         )

@@ -12,6 +12,11 @@ that is at every game. In a referee's own process (``vastuz tournament --serve``
 would hold the interpreter the games' loop needs; in another process it would take a core
 from the bots. The run's standings process writes them on a cadence that keeps their cost
 a small share of the run.
+
+Standings the server makes itself (a run that publishes none: ``--standings-every 0``, or
+not yet; a stopped run) are kept (:class:`Made`): sent again while the run's results are
+unchanged, and while it goes on, for a rest after each making that keeps their cost a small
+share of the time (:data:`MADE_SHARE`), the run's stamp staying that page's meanwhile.
 """
 
 from __future__ import annotations
@@ -19,10 +24,13 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from referee.errors import ResultsError
 from referee.ladder.config import STORE as LADDER_STORE
@@ -31,10 +39,20 @@ from referee.render.standings_text import render
 from referee.tournament.store.files import LOCK, OLD_MATCH_RESULTS, RESULTS, STANDINGS_JSON
 from referee.tournament.store.folder import latest_records, load_standings
 from referee.tournament.store.pages import PAGE, standings_html
+from referee.tournament.store.publish import Cadence
 from referee.tournament.store.results import ResultsFile, lock_holder_alive
 
 MAX_DEPTH = 3
 """How deep under a given folder results folders are looked for."""
+MADE_SHARE = 0.05
+"""At most this share of the time goes to making a running run's standings here (see
+:class:`Made`): after a page that took ``t`` seconds the next waits ``t * 19`` seconds, and
+at least :data:`MADE_EVERY`."""
+MADE_EVERY = 2.0
+"""The least rest between two makings (``vastuz serve --pages-every``)."""
+MADE_RUNS = 8
+"""The runs whose made standings a server keeps (the latest asked)."""
+_T = TypeVar("_T")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -135,46 +153,122 @@ def published(run: Run, name: str, running: bool | None = None) -> Path | None:
     return path if written >= began else None
 
 
-def run_stamp(run: Run) -> tuple[str, bool]:
-    """What changes when the run's standings may have, and whether it is going on; and
-    that last. While it goes on, its published page's size and time, once there is one
-    (it changes on the run's cadence, not at every game); else its results file's."""
-    running = run.running
-    watched = published(run, PAGE, running) or run.results
+def _stamp(watched: Path, running: bool) -> str:
     try:
         st = watched.stat()
         seen = f"{watched.name}-{st.st_size}-{st.st_mtime_ns}"
     except OSError:
         seen = "none"
-    return f"{seen}-{'running' if running else 'stopped'}", running
+    return f"{seen}-{'running' if running else 'stopped'}"
 
 
-def standings_json(run: Run) -> dict[str, Any]:
+@dataclass
+class _Kept:
+    stamp: str  # the run's stamp when it was made
+    value: Any
+    pace: Cadence
+    running: bool  # made while the run went on: only such a one rests
+
+
+class Made:
+    """The standings a server made itself, for the latest :data:`MADE_RUNS` runs asked: a
+    page or a table is made again only when the run's stamp has changed since, and, while
+    the run goes on, only once the rest after the last making is over (:data:`MADE_SHARE`).
+    Without it, a followed page of a run that publishes none asked for a new page at every
+    game, each a pass over the results and the replays of the latest games. Used from the
+    server's worker threads (hence the lock). ``every``: the least rest (``vastuz serve
+    --pages-every``); ``clock``: the rest's (a test's own)."""
+
+    def __init__(self, every: float = MADE_EVERY, clock: Callable[[], float] = time.monotonic) -> None:
+        self.every = every
+        self._runs: OrderedDict[Path, dict[str, _Kept]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.clock = clock
+        self.made = 0  # pages and tables made (for tests and benchmarks)
+
+    def _rests(self, kept: _Kept | None, running: bool) -> bool:
+        return kept is not None and running and kept.running and self.clock() < kept.pace.next
+
+    def resting(self, run: Run, kind: str, running: bool) -> str | None:
+        """The stamp of the run's ``kind`` made last, while the run goes on and the rest
+        after it is not over; else None."""
+        with self._lock:
+            kept = self._runs.get(run.folder.resolve(), {}).get(kind)
+        return kept.stamp if kept is not None and self._rests(kept, running) else None
+
+    def get(self, run: Run, kind: str, running: bool, make: Callable[[], _T]) -> _T:
+        """The run's ``kind``: the one kept, if the run's stamp is unchanged or it rests;
+        else ``make()``, kept."""
+        folder = run.folder.resolve()
+        stamp = _stamp(run.results, running)
+        with self._lock:
+            kept = self._runs.get(folder, {}).get(kind)
+            if kept is not None and (kept.stamp == stamp or self._rests(kept, running)):
+                self._runs.move_to_end(folder)
+                value: _T = kept.value
+                return value
+        started = self.clock()
+        value = make()
+        pace = Cadence(every=self.every, share=MADE_SHARE)
+        pace.spent(started, self.clock())
+        with self._lock:
+            self.made += 1
+            self._runs.setdefault(folder, {})[kind] = _Kept(stamp, value, pace, running)
+            self._runs.move_to_end(folder)
+            while len(self._runs) > MADE_RUNS:
+                self._runs.popitem(last=False)
+        return value
+
+
+def run_stamp(run: Run, made: Made | None = None) -> tuple[str, bool]:
+    """What changes when the run's standings may have, and whether it is going on; and
+    that last. While it goes on, its published page's size and time, once there is one
+    (it changes on the run's cadence, not at every game); else its results file's, or while
+    the page made here last rests (``made``), the stamp it was made at."""
+    running = run.running
+    page = published(run, PAGE, running)
+    if page is not None:
+        return _stamp(page, running), running
+    resting = None if made is None else made.resting(run, PAGE, running)
+    return resting or _stamp(run.results, running), running
+
+
+def standings_json(run: Run, made: Made | None = None) -> dict[str, Any]:
     """The run's standings, the ``standings.json`` schema: the run's own while it goes on
-    (:func:`published`)."""
+    (:func:`published`); else made here (kept in ``made``)."""
     path = published(run, STANDINGS_JSON)
     if path is not None:
         with contextlib.suppress(OSError, ValueError):  # gone or replaced under us: made here
             data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
             return data
-    st, _ = load_standings(run.folder, bootstrap=0)
-    made: dict[str, Any] = json.loads(render(st, "json"))
-    return made
+
+    def make() -> dict[str, Any]:
+        st, _ = load_standings(run.folder, bootstrap=0)
+        table: dict[str, Any] = json.loads(render(st, "json"))
+        return table
+
+    return make() if made is None else made.get(run, STANDINGS_JSON, run.running, make)
 
 
-def standings_page(run: Run) -> str:
+def standings_page(run: Run, made: Made | None = None) -> str:
     """The run's standings page: what ``standings.html`` holds (the same renderer), reloading
-    itself while the run goes on; the run's own page then (:func:`published`)."""
+    itself while the run goes on; the run's own page then (:func:`published`); else made
+    here (kept in ``made``)."""
     path = published(run, PAGE)
     if path is not None:
         with contextlib.suppress(OSError, UnicodeDecodeError):
             return path.read_text(encoding="utf-8")
-    st, title = load_standings(run.folder, bootstrap=0)
-    names = [line.name for line in st.lines]
-    sprt = None if st.sprt is None else (st.sprt.status.test, st.sprt.candidate)
-    return standings_html(
-        run.results, st, title=title, names=names, anchor=st.anchor, sprt=sprt, running=run.running
-    )
+    running = run.running
+
+    def make() -> str:
+        st, title = load_standings(run.folder, bootstrap=0)
+        names = [line.name for line in st.lines]
+        sprt = None if st.sprt is None else (st.sprt.status.test, st.sprt.candidate)
+        return standings_html(
+            run.results, st, title=title, names=names, anchor=st.anchor, sprt=sprt, running=running
+        )
+
+    return make() if made is None else made.get(run, PAGE, running, make)
 
 
 def game_record(run: Run, game_id: str) -> GameRecord | None:

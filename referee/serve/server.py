@@ -19,6 +19,7 @@ from referee.serve.app import Limits, Server, build_app
 from referee.serve.bots import ServedBot
 from referee.serve.human import HumanGames
 from referee.serve.live import LiveFeed
+from referee.serve.runs import MADE_EVERY, Made
 from referee.tournament.store.files import RESULTS
 from referee.tournament.store.results import FolderLock, ResultsFile
 
@@ -35,6 +36,7 @@ class Settings:
     human_folder: Path = Path("results/human")
     token: str | None = None
     limits: Limits = field(default_factory=Limits)
+    pages_every: float = MADE_EVERY
 
 
 async def serve(
@@ -47,7 +49,14 @@ async def serve(
     feed = feed if feed is not None else LiveFeed(max_clients=settings.limits.max_clients)
     feed.max_clients = settings.limits.max_clients
     games = HumanGames(settings.bots, settings.human_folder, feed, settings.limits.max_games)
-    server = Server(settings.roots, feed, games, token=settings.token, loopback=is_loopback(settings.host))
+    server = Server(
+        settings.roots,
+        feed,
+        games,
+        token=settings.token,
+        loopback=is_loopback(settings.host),
+        made=Made(every=settings.pages_every),
+    )
     config = Config()
     host = (
         f"[{settings.host}]" if ":" in settings.host and not settings.host.startswith("[") else settings.host
