@@ -2,9 +2,11 @@
 
 Layers, lowest first: :mod:`protocol.framing` (bytes to lines, the error tree),
 :mod:`protocol.messages` (commands and responses as values, the strict response parser),
-:mod:`protocol.commands` (the vocabulary: builders and reply parsers) and
-:mod:`protocol.bot` (the SDK a Python bot is written with). None of them does I/O except
-:func:`protocol.bot.run`, which reads stdin and writes stdout of the bot process.
+:mod:`protocol.commands` (the vocabulary: builders and reply parsers),
+:mod:`protocol.session` (a GTP answerer's dispatch and loop), :mod:`protocol.bot` (the SDK a
+Python bot is written with) and :mod:`protocol.rules` (the rules helper). None of them does
+I/O except :func:`protocol.session.serve`, which reads stdin and writes stdout of the bot or
+helper process.
 
 Framing and messages need nothing else: importing them (or this package) loads neither
 the rules engine nor the referee. The SDK names (``Bot``, ``BotSession``, ``run``) are

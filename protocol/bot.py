@@ -31,14 +31,10 @@ import contextlib
 import random
 import sys
 import traceback
-from collections.abc import Callable
 from typing import BinaryIO, TextIO
 
-from protocol.framing import LineBuffer, ProtocolError, preprocess_command_line
-from protocol.messages import Command, Response, parse_command
+from protocol.session import Refusal, Session, serve
 from referee.engine import MAX_SIZE, MIN_SIZE, Color, Position, TurnError
-
-READ_CHUNK = 65536
 
 
 class Bot(abc.ABC):
@@ -89,11 +85,7 @@ class Bot(abc.ABC):
         self.time_settings = (main, byo, stones)
 
 
-class _Refusal(Exception):
-    """A handler's way to answer ``?`` with a message the referee will read."""
-
-
-class BotSession:
+class BotSession(Session):
     """The bot side of the protocol as a pure state machine: one command line in, the
     full response text (``"=id ...\\n\\n"``) out.
 
@@ -102,84 +94,39 @@ class BotSession:
     """
 
     def __init__(self, bot: Bot, *, log: TextIO | None = None) -> None:
+        super().__init__()
         self.bot = bot
         self.log = log if log is not None else sys.stderr
         self.size = 7
         self.position = Position.new(self.size)
         self.time_left: dict[Color, float] = {}
         self.time_settings: tuple[float, float, int] | None = None
-        self.finished = False
-        self._handlers: dict[str, tuple[int, str, Callable[[tuple[str, ...]], str]]] = {
-            "protocol_version": (0, "", lambda a: "2"),
-            "name": (0, "", lambda a: str(self.bot.name)),
-            "version": (0, "", lambda a: str(self.bot.version)),
-            "known_command": (1, "NAME", lambda a: "true" if a[0] in self._handlers else "false"),
-            "list_commands": (0, "", lambda a: "\n".join(sorted(self._handlers))),
-            "boardsize": (1, "N", self._boardsize),
-            "clear_board": (0, "", self._clear_board),
-            "setup": (2, "B W", self._setup),
-            "play": (2, "COLOR TURN", self._play),
-            "genmove": (1, "COLOR", self._genmove),
-            "gensetup": (0, "", self._gensetup),
-            "choose_color": (0, "", self._choose_color),
-            "time_settings": (3, "MAIN BYO STONES", self._time_settings),
-            "time_left": (3, "COLOR SECONDS STONES", self._time_left),
-            "showboard": (0, "", self._showboard),
-            "final_score": (0, "", lambda a: self.position.result()),
-            "quit": (0, "", self._quit),
+        # name -> (fewest args, most args, usage, handler)
+        self._handlers = {
+            "protocol_version": (0, 0, "", lambda a: "2"),
+            "name": (0, 0, "", lambda a: str(self.bot.name)),
+            "version": (0, 0, "", lambda a: str(self.bot.version)),
+            "known_command": (1, 1, "NAME", lambda a: "true" if a[0] in self._handlers else "false"),
+            "list_commands": (0, 0, "", lambda a: "\n".join(sorted(self._handlers))),
+            "boardsize": (1, 1, "N", self._boardsize),
+            "clear_board": (0, 0, "", self._clear_board),
+            "setup": (2, 2, "B W", self._setup),
+            "play": (2, 2, "COLOR TURN", self._play),
+            "genmove": (1, 1, "COLOR", self._genmove),
+            "gensetup": (0, 0, "", self._gensetup),
+            "choose_color": (0, 0, "", self._choose_color),
+            "time_settings": (3, 3, "MAIN BYO STONES", self._time_settings),
+            "time_left": (3, 3, "COLOR SECONDS STONES", self._time_left),
+            "showboard": (0, 0, "", self._showboard),
+            "final_score": (0, 0, "", lambda a: self.position.result()),
+            "quit": (0, 0, "", self._quit),
         }
 
-    @property
-    def commands(self) -> list[str]:
-        """Every command this session answers, sorted."""
-        return sorted(self._handlers)
-
-    # -- entry points ----------------------------------------------------------------------
-
-    def handle_line(self, line: str) -> str | None:
-        """Answer one raw input line; None for a line GTP says to skip (blank, comment)."""
-        cleaned = preprocess_command_line(line)
-        if cleaned is None:
-            return None
-        try:
-            command = parse_command(cleaned)
-        except ProtocolError as error:
-            return Response(False, None, _one_line(str(error))).format()
-        return self.handle(command)
-
-    def handle(self, command: Command) -> str:
-        """Answer one parsed command, echoing its id."""
-        entry = self._handlers.get(command.name)
-        if entry is None:
-            return Response(False, command.id, "unknown command").format()
-        arity, usage, handler = entry
-        if len(command.args) != arity:
-            usage_text = f" ({usage})" if usage else ""
-            return self._answer(
-                command,
-                False,
-                f"{command.name} takes {arity} argument(s){usage_text}, got {len(command.args)}",
-            )
-        try:
-            return self._answer(command, True, handler(command.args))
-        except _Refusal as refusal:
-            return self._answer(command, False, str(refusal))
-        except Exception as error:  # a bug in the bot's own code must not kill the loop
-            traceback.print_exc(file=self.log)
-            return self._answer(command, False, f"{type(error).__name__}: {error}")
-
-    def framing_error(self, error: ProtocolError) -> str:
-        """The answer to an input line that could not be read (too long, not UTF-8);
-        its id, if any, is unknown."""
-        return Response(False, None, _one_line(str(error))).format()
-
-    def _answer(self, command: Command, ok: bool, text: str) -> str:
-        if not ok:
-            text = _one_line(text)
-        try:
-            return Response(ok, command.id, text).format()
-        except ValueError as error:  # the bot's text would break the framing
-            return Response(False, command.id, _one_line(str(error))).format()
+    def failed(self, error: Exception) -> str:
+        """A bug in the bot's own code: its traceback to the log, its type and message to
+        the referee (the loop goes on)."""
+        traceback.print_exc(file=self.log)
+        return f"{type(error).__name__}: {error}"
 
     def _warn(self, message: str) -> None:
         print(f"[{self.bot.name}] warning: {message}", file=self.log, flush=True)
@@ -190,9 +137,9 @@ class BotSession:
         try:
             size = int(args[0])
         except ValueError:
-            raise _Refusal(f"boardsize: not an integer: {args[0]!r}") from None
+            raise Refusal(f"boardsize: not an integer: {args[0]!r}") from None
         if not MIN_SIZE <= size <= MAX_SIZE:
-            raise _Refusal(f"unacceptable size {size}: sizes {MIN_SIZE} to {MAX_SIZE} are played")
+            raise Refusal(f"unacceptable size {size}: sizes {MIN_SIZE} to {MAX_SIZE} are played")
         self.size = size
         self.position = Position.new(size)
         return ""
@@ -207,26 +154,26 @@ class BotSession:
         try:
             self.position = self.position.setup(args[0], args[1])
         except TurnError as error:
-            raise _Refusal(f"illegal setup: {error}") from None
+            raise Refusal(f"illegal setup: {error}") from None
         return ""
 
     def _color(self, text: str) -> Color:
         try:
             return Color.parse(text)
         except ValueError as error:
-            raise _Refusal(str(error)) from None
+            raise Refusal(str(error)) from None
 
     def _check_mover(self, color: Color, what: str) -> None:
         mover = self.position.to_move
         if color is not mover:
-            raise _Refusal(f"{what}: it is {mover.value}'s turn, not {color.value}'s")
+            raise Refusal(f"{what}: it is {mover.value}'s turn, not {color.value}'s")
 
     def _play(self, args: tuple[str, ...]) -> str:
         self._check_mover(self._color(args[0]), "illegal move")
         try:
             self.position = self.position.play(args[1])
         except TurnError as error:
-            raise _Refusal(f"illegal move: {error}") from None
+            raise Refusal(f"illegal move: {error}") from None
         return ""
 
     def _genmove(self, args: tuple[str, ...]) -> str:
@@ -290,18 +237,13 @@ class BotSession:
         return ""
 
 
-def _one_line(message: str) -> str:
-    """A ``?`` message must fit on one line; collapse whatever whitespace it has."""
-    return " ".join(message.split()) or "error"
-
-
 def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise _Refusal(f"not a number of seconds: {text!r}") from None
+        raise Refusal(f"not a number of seconds: {text!r}") from None
     if not value >= 0 or value == float("inf"):
-        raise _Refusal(f"not a number of seconds: {text!r}")
+        raise Refusal(f"not a number of seconds: {text!r}")
     return value
 
 
@@ -309,9 +251,9 @@ def _stones(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise _Refusal(f"not a number of stones: {text!r}") from None
+        raise Refusal(f"not a number of stones: {text!r}") from None
     if value < 0:
-        raise _Refusal(f"not a number of stones: {text!r}")
+        raise Refusal(f"not a number of stones: {text!r}")
     return value
 
 
@@ -337,29 +279,4 @@ def run(
             # stdout carries the protocol: a debugging print() in the bot's code would
             # corrupt it, so while we serve, sys.stdout is the log (stderr) instead.
             stack.enter_context(contextlib.redirect_stdout(log if log is not None else sys.stderr))
-        _serve(BotSession(bot, log=log), source, sink)
-
-
-def _serve(session: BotSession, source: BinaryIO, sink: BinaryIO) -> None:
-    read: Callable[[int], bytes] = getattr(source, "read1", source.read)
-    buffer = LineBuffer()
-    try:
-        while not session.finished:
-            chunk = read(READ_CHUNK)
-            if not chunk:
-                return
-            buffer.push(chunk)
-            while not session.finished:
-                try:
-                    line = buffer.next_line()
-                except ProtocolError as error:
-                    answer: str | None = session.framing_error(error)
-                else:
-                    if line is None:
-                        break
-                    answer = session.handle_line(line)
-                if answer is not None:
-                    sink.write(answer.encode("utf-8"))
-                    sink.flush()
-    except BrokenPipeError:
-        return  # the referee stopped listening: nothing left to do
+        serve(BotSession(bot, log=log), source, sink)

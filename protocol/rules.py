@@ -8,7 +8,7 @@ of the rules (groups, shapes under the 12 symmetries, the compulsory steal round
 rule) stays in one place, the engine the referee judges with.
 
 The state machine is :class:`RulesSession` (lines in, response text out, no I/O, as
-:class:`protocol.bot.BotSession` is for bots); :func:`serve` is the blocking loop over
+:class:`protocol.bot.BotSession` is for bots); :func:`protocol.session.serve` is the blocking loop over
 stdin/stdout. Nothing a client sends can crash it: bad input gets a ``?`` answer whose text
 is the engine's reason (``? illegal move: placement d4 is occupied``), and the loop goes on.
 
@@ -22,22 +22,15 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from collections.abc import Callable, Sequence
-from typing import BinaryIO
+from collections.abc import Sequence
 
-from protocol.framing import LineBuffer, ProtocolError, preprocess_command_line
-from protocol.messages import Command, Response, parse_command
+from protocol.session import Refusal, Session, serve
 from referee.engine import MAX_SIZE, MIN_SIZE, BadNotation, Color, Position, TurnError
 
 NAME = "vastuz-rules"
 VERSION = "1"
-READ_CHUNK = 65536
 NONE = "-"
 """How an empty list of stones is written in ``set_position``."""
-
-
-class _Refusal(Exception):
-    """A handler's ``?`` answer, with the message the client reads."""
 
 
 def _turn_error(error: TurnError) -> str:
@@ -47,7 +40,7 @@ def _turn_error(error: TurnError) -> str:
     return f"{kind}: {error}"
 
 
-class RulesSession:
+class RulesSession(Session):
     """The helper's state machine: one command line in, the full response text out.
 
     State: the board size, the current position, and the positions before each change
@@ -56,13 +49,13 @@ class RulesSession:
     """
 
     def __init__(self, seed: int | None = None) -> None:
+        super().__init__()
         self.rng = random.Random(seed)
         self.size = 7
         self.position = Position.new(self.size)
         self.history: list[Position] = []
-        self.finished = False
-        # name -> (minimum args, maximum args, usage, handler)
-        self._handlers: dict[str, tuple[int, int, str, Callable[[tuple[str, ...]], str]]] = {
+        # name -> (fewest args, most args, usage, handler)
+        self._handlers = {
             "protocol_version": (0, 0, "", lambda a: "2"),
             "name": (0, 0, "", lambda a: NAME),
             "version": (0, 0, "", lambda a: VERSION),
@@ -87,49 +80,12 @@ class RulesSession:
             "showboard": (0, 0, "", self._showboard),
         }
 
-    @property
-    def commands(self) -> list[str]:
-        """Every command the helper answers, sorted."""
-        return sorted(self._handlers)
-
-    # -- entry points ----------------------------------------------------------------------
-
-    def handle_line(self, line: str) -> str | None:
-        """Answer one raw input line; None for a line GTP says to skip (blank, comment)."""
-        cleaned = preprocess_command_line(line)
-        if cleaned is None:
-            return None
-        try:
-            command = parse_command(cleaned)
-        except ProtocolError as error:
-            return Response(False, None, _one_line(str(error))).format()
-        return self.handle(command)
-
-    def handle(self, command: Command) -> str:
-        """Answer one parsed command, echoing its id."""
-        entry = self._handlers.get(command.name)
-        if entry is None:
-            return Response(False, command.id, "unknown command").format()
-        low, high, usage, handler = entry
-        if not low <= len(command.args) <= high:
-            want = str(low) if low == high else f"{low} to {high}"
-            usage_text = f" ({usage})" if usage else ""
-            text = f"{command.name} takes {want} argument(s){usage_text}, got {len(command.args)}"
-            return Response(False, command.id, text).format()
-        try:
-            return Response(True, command.id, handler(command.args)).format()
-        except _Refusal as refusal:
-            return Response(False, command.id, _one_line(str(refusal))).format()
-        except TurnError as error:
-            return Response(False, command.id, _one_line(_turn_error(error))).format()
-        except Exception as error:  # a bug of ours must not end the client's game
-            return Response(
-                False, command.id, _one_line(f"internal error: {type(error).__name__}: {error}")
-            ).format()
-
-    def framing_error(self, error: ProtocolError) -> str:
-        """The answer to an input line that could not be read (too long, not UTF-8)."""
-        return Response(False, None, _one_line(str(error))).format()
+    def failed(self, error: Exception) -> str:
+        """The engine's refusal of a turn, as a reason; else a bug of ours, named (the
+        client's game goes on)."""
+        if isinstance(error, TurnError):
+            return _turn_error(error)
+        return super().failed(error)
 
     # -- handlers --------------------------------------------------------------------------
 
@@ -146,9 +102,9 @@ class RulesSession:
         try:
             size = int(args[0])
         except ValueError:
-            raise _Refusal(f"boardsize: not an integer: {args[0]!r}") from None
+            raise Refusal(f"boardsize: not an integer: {args[0]!r}") from None
         if not MIN_SIZE <= size <= MAX_SIZE:
-            raise _Refusal(f"unacceptable size {size}: sizes {MIN_SIZE} to {MAX_SIZE} are played")
+            raise Refusal(f"unacceptable size {size}: sizes {MIN_SIZE} to {MAX_SIZE} are played")
         self.size = size
         return self._clear_board(())
 
@@ -161,7 +117,7 @@ class RulesSession:
         try:
             return self._change(self.position.setup(args[0], args[1]))
         except TurnError as error:
-            raise _Refusal(f"illegal setup: {error}") from None
+            raise Refusal(f"illegal setup: {error}") from None
 
     def _set_position(self, args: tuple[str, ...]) -> str:
         mover = _color(args[0])
@@ -169,18 +125,18 @@ class RulesSession:
         try:
             return self._change(Position.from_stones(self.size, black, white, mover))
         except ValueError as error:  # BadNotation is one, and so is a stone listed twice
-            raise _Refusal(f"bad position: {error}") from None
+            raise Refusal(f"bad position: {error}") from None
 
     def _play(self, args: tuple[str, ...]) -> str:
         color = _color(args[0])
         mover = self.position.to_move
         if color is not mover:
-            raise _Refusal(f"illegal move: it is {mover.value}'s turn, not {color.value}'s")
+            raise Refusal(f"illegal move: it is {mover.value}'s turn, not {color.value}'s")
         return self._change(self.position.play(args[1]))
 
     def _undo(self, args: tuple[str, ...]) -> str:
         if not self.history:
-            raise _Refusal("nothing to undo")
+            raise Refusal("nothing to undo")
         self.position = self.history.pop()
         return ""
 
@@ -194,14 +150,14 @@ class RulesSession:
     def _random_turn(self, args: tuple[str, ...]) -> str:
         rng = random.Random(_natural(args[0], "SEED")) if args else self.rng
         if self.position.is_over:
-            raise _Refusal("the game is over: there is no turn to make")
+            raise Refusal("the game is over: there is no turn to make")
         return self.position.random_turn(rng)
 
     def _steal_options(self, args: tuple[str, ...]) -> str:
         """The steals that may come next after a placement and the steals listed so far."""
         text = args[0].strip().lower()
         if text == "pass":
-            raise _Refusal("a pass has no steals")
+            raise Refusal("a pass has no steals")
         head, *steals = text.split(",")
         builder = self.position.begin_turn(head)
         for part in steals:
@@ -226,45 +182,13 @@ def _color(text: str) -> Color:
     try:
         return Color.parse(text)
     except ValueError as error:
-        raise _Refusal(str(error)) from None
+        raise Refusal(str(error)) from None
 
 
 def _natural(text: str, what: str) -> int:
     if not text.isdigit():
-        raise _Refusal(f"{what}: expected a whole number >= 0, got {text!r}")
+        raise Refusal(f"{what}: expected a whole number >= 0, got {text!r}")
     return int(text)
-
-
-def _one_line(message: str) -> str:
-    return " ".join(message.split()) or "error"
-
-
-def serve(session: RulesSession, source: BinaryIO, sink: BinaryIO) -> None:
-    """Answer every command on *source* until ``quit`` or the end of input, flushing after
-    each answer. Reads what is available (never waits to fill a buffer), so a client that
-    writes one command and waits for its answer is answered at once."""
-    read: Callable[[int], bytes] = getattr(source, "read1", source.read)
-    buffer = LineBuffer()
-    try:
-        while not session.finished:
-            chunk = read(READ_CHUNK)
-            if not chunk:
-                return
-            buffer.push(chunk)
-            while not session.finished:
-                try:
-                    line = buffer.next_line()
-                except ProtocolError as error:
-                    answer: str | None = session.framing_error(error)
-                else:
-                    if line is None:
-                        break
-                    answer = session.handle_line(line)
-                if answer is not None:
-                    sink.write(answer.encode("utf-8"))
-                    sink.flush()
-    except BrokenPipeError:
-        return  # the client went away
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -38,7 +38,8 @@ async def cmd_rules(args: argparse.Namespace) -> int:
         if args.implementation is not None:
             print("vastuz rules: COMMAND is only for --vectors", file=sys.stderr)
             return EXIT_USAGE
-        from protocol.rules import RulesSession, serve
+        from protocol.rules import RulesSession
+        from protocol.session import serve
 
         serve(RulesSession(args.seed), sys.stdin.buffer, sys.stdout.buffer)  # blocking: nothing else runs
         return EXIT_OK
