@@ -101,6 +101,15 @@ def test_show_says_which_game_it_shows_and_names_the_file_once(
     err = capsys.readouterr().err
     assert err.count(str(games)) == 1
     assert err.startswith(f"vastuz show: {games}: no game '99': the file holds 2 game(s)")
+    assert main(["show", str(games), "--game", "g0002"]) == 0  # by id
+    assert capsys.readouterr().out.startswith("game g0002")
+    # a damaged line keeps its number, and showing it says so
+    lines = games.read_text(encoding="utf-8").splitlines(keepends=True)
+    games.write_text(lines[0] + "not a record\n" + lines[1], encoding="utf-8")
+    assert main(["show", str(games), "--game", "2"]) == 2
+    assert "game 2 of the file is damaged (not a game record)" in capsys.readouterr().err
+    assert main(["show", str(games), "--game", "3"]) == 0
+    assert capsys.readouterr().out.startswith("game g0002")
 
 
 def test_show_prints_the_time_control_in_words(

@@ -1,6 +1,7 @@
 """The results file: durable appends, torn tails set aside, damaged lines skipped and named,
 symlinks refused, every line read in bounded memory."""
 
+import json
 import signal
 import subprocess
 import sys
@@ -10,7 +11,8 @@ from pathlib import Path
 import pytest
 from runs import on_fsync
 
-from referee.play.records import BotEntry, GameRecord, SlotInfo
+from referee.play.records import BotEntry, GameRecord, SlotInfo, parse_line
+from referee.tournament.store import results as results_module
 from referee.tournament.store.results import FolderLock, ResultsFile
 
 
@@ -183,3 +185,59 @@ def test_a_killed_run_keeps_every_record_it_wrote_without_a_sync(tmp_path):
     )
     assert run.returncode == -signal.SIGKILL and run.stdout == "1\n", run.stderr
     assert slots(ResultsFile(path).load()) == [f"s{i}" for i in range(50)]
+
+
+def test_pick_parses_only_the_game_asked_for(tmp_path, monkeypatch):
+    """``pick`` (what ``vastuz show --game`` and the server's game pages use) finds a game
+    by id and by number in one pass, numbering as ``load`` does, and parses no line but the
+    ones it may pick: a line made unparseable after the fact is never parsed unless wanted."""
+    rf = ResultsFile(tmp_path / "results.jsonl")
+    for i in range(12):
+        rf.append(rec(f"s{i}", "x"))
+    picked = rf.pick("s1")
+    assert picked.total == 12 and picked.first_id == "s0" and picked.numbered is None
+    assert [(n, r.game_id) for n, r in picked.found] == [(2, "s1")]  # s10 and s11 hold "s1" too: not them
+    assert picked.found[0][1] == rec("s1", "x")
+    assert rf.pick("s10", 4).numbered == rec("s3", "x") and rf.pick("s10").found[0][0] == 11
+    assert rf.pick("nope").found == [] and rf.pick("nope").total == 12
+    parsed: list[str] = []
+
+    def counted(raw: bytes) -> GameRecord:
+        record = parse_line(raw)
+        parsed.append(record.game_id)
+        return record
+
+    monkeypatch.setattr(results_module, "parse_line", counted)
+    assert rf.pick("s7").found[0][0] == 8 and parsed == ["s0", "s7"]  # the first (for its id) and s7
+    monkeypatch.undo()
+
+    # Lines that are not the game's are not parsed: damage them (still valid JSON lines,
+    # but not records) and the game is still found, its number the same.
+    text = rf.path.read_text(encoding="utf-8").splitlines()
+    for k in (3, 5, 7):
+        text[k] = text[k].replace('"schema":1', '"schema":7', 1)
+    rf.path.write_text("\n".join(text) + "\n\n", encoding="utf-8")  # and a blank line: no record
+    picked = rf.pick("s9")
+    assert [(n, r.game_id) for n, r in picked.found] == [(10, "s9")] and picked.total == 12
+    assert rf.pick("s3").found == [] and rf.pick(None, 4).numbered is None  # damaged: never picked
+    assert [r.slot for r in rf.load().records] == [f"s{i}" for i in range(12) if i not in (3, 5, 7)]
+    with open(rf.path, "ab") as fh:
+        fh.write(b'{"schema": 1, "game_id": "s9", "tor')  # a torn tail: not a record
+    assert rf.pick("s9").total == 12 and len(rf.pick("s9").found) == 1
+
+
+@pytest.mark.parametrize("game_id", ["a/b", "é-1", 'q"uote', "plain"])
+def test_pick_finds_an_id_however_a_writer_escaped_it(tmp_path, game_id):
+    """JSON may write any character of an id as ``\\uXXXX`` (and ``/`` as ``\\/``): a line
+    written so is still the game's."""
+    rf = ResultsFile(tmp_path / "results.jsonl")
+    rf.append(rec("s0"))
+    record = rec("s1")
+    record.game_id = game_id
+    escaped = "".join(f"\\u{ord(c):04x}" for c in game_id)
+    line = record.to_json().replace(json.dumps(game_id, ensure_ascii=False)[1:-1], escaped, 1)
+    assert json.loads(line)["game_id"] == game_id and game_id not in line
+    with open(rf.path, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+    rf.append(rec("s2"))
+    assert [(n, r.game_id) for n, r in rf.pick(game_id).found] == [(2, game_id)]

@@ -273,7 +273,8 @@ def standings_page(run: Run, made: Made | None = None) -> str:
 
 def game_record(run: Run, game_id: str) -> GameRecord | None:
     """The record of ``game_id`` in the run (the one its standings count), or None."""
-    found = [r for r in ResultsFile(run.results).load().records if r.game_id == game_id]
+    # Only the lines of that game are parsed: a long run's records are not all read.
+    found = [record for _, record in ResultsFile(run.results).pick(game_id).found]
     if not found:
         return None
     return latest_records(found)[0]

@@ -50,18 +50,23 @@ def load_game(path: Path, game: str | None = None) -> ShownGame:
         return ShownGame(GameRecord.from_json(path.read_text(encoding="utf-8")), 1, 1)
     if path.suffix == ".sgf":
         return ShownGame(parse_sgf(path.read_text(encoding="utf-8")), 1, 1)
-    records = ResultsFile(path).load().records
-    if not records:
-        raise ValueError("no game records in this file")
     wanted = "1" if game is None else game
-    for number, record in enumerate(records, start=1):
-        if record.game_id == wanted:
-            return ShownGame(record, number, len(records))
-    if wanted.isdigit() and 1 <= int(wanted) <= len(records):
-        return ShownGame(records[int(wanted) - 1], int(wanted), len(records))
+    # One pass that parses only the game wanted: a long run's file is not read into memory.
+    picked = ResultsFile(path).pick(wanted, int(wanted) if wanted.isdigit() else None)
+    total = picked.total
+    if not total:
+        raise ValueError("no game records in this file")
+    if picked.found:
+        number, record = picked.found[0]
+        return ShownGame(record, number, total)
+    if picked.numbered is not None:
+        return ShownGame(picked.numbered, int(wanted), total)
+    if wanted.isdigit() and 1 <= int(wanted) <= total:
+        raise ValueError(f"game {wanted} of the file is damaged (not a game record)")
+    example = "" if picked.first_id is None else f" such as {printable(picked.first_id)!r}"
     raise ValueError(
-        f"no game {printable(wanted)!r}: the file holds {len(records)} game(s); give a number from 1 "
-        f"to {len(records)} or a game id such as {printable(records[0].game_id)!r}"
+        f"no game {printable(wanted)!r}: the file holds {total} game(s); give a number from 1 "
+        f"to {total} or a game id{example}"
     )
 
 

@@ -103,6 +103,18 @@ class Loaded(Generic[R]):
         )
 
 
+@dataclass
+class Picked:
+    """What :meth:`ResultsFile.pick` found: how many records the file holds, the first's
+    game id, the records of the game id asked for (with their numbers, from 1) and the
+    record of the number asked for."""
+
+    total: int = 0
+    first_id: str | None = None
+    found: list[tuple[int, GameRecord]] = field(default_factory=list)
+    numbered: GameRecord | None = None
+
+
 def open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
     """``os.open`` that refuses a symlink (a bot could point the folder's files elsewhere)."""
     try:
@@ -210,6 +222,50 @@ class ResultsFile:
             except ValueError:
                 continue
         return out
+
+    def pick(self, game_id: str | None = None, number: int | None = None) -> Picked:
+        """One pass that parses only the records asked for: those whose game id is
+        ``game_id`` and the ``number``-th (from 1), with how many records the file holds
+        and the first one's id. Finding one game of a long run costs a read of the file,
+        not a parse of every turn of every game (:meth:`load`), and holds only what it
+        finds. A record is a whole, non-blank line, as :meth:`load` reads them; a damaged
+        one counts in the numbering and is never picked."""
+        picked = Picked()
+        # A line holding the record of game_id holds the id as a JSON string: quoted, as it
+        # is, unless a character of it is escaped. For an id of printable ASCII other than
+        # ``"``, ``\\`` and ``/``, the only escape JSON has is ``\\uXXXX``: a line with neither
+        # is not that game's, and is passed over unparsed.
+        needle = None
+        plain = game_id is not None and game_id.isascii() and game_id.isprintable()
+        if plain and game_id is not None and not any(c in game_id for c in '"\\/'):
+            needle = b'"' + game_id.encode("ascii") + b'"'
+        fh = self._open()
+        if fh is None:
+            return picked
+        try:
+            with fh:
+                for _, raw, _, whole in _lines(fh):
+                    if not whole or raw is None or raw.isspace():
+                        continue
+                    picked.total += 1
+                    first = picked.total == 1
+                    chosen = picked.total == number
+                    wanted = game_id is not None and (needle is None or needle in raw or b"\\u" in raw)
+                    if not (first or chosen or wanted):
+                        continue
+                    try:
+                        record = parse_line(raw)
+                    except ValueError:
+                        continue
+                    if first:
+                        picked.first_id = record.game_id
+                    if chosen:
+                        picked.numbered = record
+                    if record.game_id == game_id:
+                        picked.found.append((picked.total, record))
+        except OSError as exc:
+            raise ResultsError(f"{self.path}: cannot read the results file: {exc}") from None
+        return picked
 
     def repair(self) -> tuple[Loaded[GameSummary], Path | None]:
         """Load the summaries, and move a torn last line out of the file (into
