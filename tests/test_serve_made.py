@@ -20,7 +20,17 @@ from referee.play.game import play_game
 from referee.play.memory import MemoryPlayer
 from referee.play.records import GameRecord
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
-from referee.serve.runs import MADE_EVERY, Made, Run, run_stamp, standings_json, standings_page
+from referee.serve.runs import (
+    COUNTED_RUNS,
+    MADE_EVERY,
+    MADE_RUNS,
+    Made,
+    Run,
+    run_stamp,
+    run_summary,
+    standings_json,
+    standings_page,
+)
 from referee.tournament.store.files import LOCK
 from referee.tournament.store.results import ResultsFile
 from sample_bots.random_bot import RandomBot
@@ -138,3 +148,16 @@ def test_the_server_rests_between_the_pages_it_makes_for_a_running_run(tmp_path:
 
                 assert until(moved, "the rest ends and the stamp moves", 60).endswith("-running")
                 assert game_id in server.get("/runs/going/")[1]
+
+
+def test_a_runs_games_are_counted_once_per_change_of_its_results(tmp_path: Path) -> None:
+    """The listings (``/``, ``/api/runs``) count each run's games in a pass over its
+    results: once per change of them, kept for as many runs as a listing shows."""
+    runs = [Run(f"r{k}", finished_run(tmp_path / f"r{k}")) for k in range(MADE_RUNS + 2)]
+    counts = Made(clock=Clock(), keep=COUNTED_RUNS)
+    for _ in range(2):  # a second listing counts nothing again
+        assert [run_summary(run, counts)["games"] for run in runs] == [4] * len(runs)
+        assert counts.made == len(runs)
+    one_more_game(runs[0].folder / "results.jsonl", "g5-new")
+    assert run_summary(runs[0], counts)["games"] == 5 and counts.made == len(runs) + 1
+    assert run_summary(runs[0])["games"] == 5  # without a keeper, counted at each call

@@ -34,6 +34,7 @@ from referee.serve.following import following
 from referee.serve.human import HumanGames, PlayError
 from referee.serve.live import LiveFeed, TooManyClients
 from referee.serve.runs import (
+    COUNTED_RUNS,
     Made,
     Run,
     find_runs,
@@ -84,6 +85,7 @@ class Server:
         self.scanned: tuple[float, list[Run]] | None = None  # (when, the runs): see server._others
         self.ladders = ladders.Ladders()
         self.made = made if made is not None else Made()  # the standings made here, kept
+        self.counts = Made(self.made.every, keep=COUNTED_RUNS)  # each run's games, for the listings
 
     async def blocking(self, fn: Any, *args: Any) -> Any:
         return await trio.to_thread.run_sync(lambda: fn(*args), limiter=self.reads)
@@ -226,7 +228,7 @@ def build_app(server: Server) -> Any:
         return endpoint
 
     async def index(request: Request) -> Response:
-        runs = [await server.blocking(run_summary, r) for r in await server.runs()]
+        runs = [await server.blocking(run_summary, r, server.counts) for r in await server.runs()]
         found = [await server.blocking(ladders.summary, r) for r in await server.ladders.all(server)]
         return _html(pages.index_page(runs, len(server.feed.games), found))
 
@@ -325,7 +327,8 @@ def build_app(server: Server) -> Any:
         return _html(game_page([record], title=f"{run.name}: {record.game_id}"), own=False)
 
     async def api_runs(request: Request) -> Response:
-        return JSONResponse([await server.blocking(run_summary, r) for r in await server.runs()])
+        runs = await server.runs()
+        return JSONResponse([await server.blocking(run_summary, r, server.counts) for r in runs])
 
     async def api_standings(request: Request) -> Response:
         run = await server.run(request.path_params["run"])

@@ -52,6 +52,8 @@ MADE_EVERY = 2.0
 """The least rest between two makings (``vastuz serve --pages-every``)."""
 MADE_RUNS = 8
 """The runs whose made standings a server keeps (the latest asked)."""
+COUNTED_RUNS = 4096
+"""The runs whose game counts a server keeps (a number each: every run a listing shows)."""
 _T = TypeVar("_T")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -128,14 +130,20 @@ def find_ladders(roots: list[Path]) -> list[Run]:
     return [Run(name, folder) for name, folder in _named(roots, _is_ladder)]
 
 
-def run_summary(run: Run) -> dict[str, Any]:
-    """A run as ``GET /api/runs`` lists it."""
-    games = 0
-    try:
-        games = len(latest_records(ResultsFile(run.results).summaries().records))
-    except (OSError, ResultsError):
-        pass
-    return {"run": run.name, "folder": str(run.folder), "games": games, "running": run.running}
+def run_summary(run: Run, made: Made | None = None) -> dict[str, Any]:
+    """A run as ``GET /api/runs`` lists it. Its games are counted in a pass over its
+    results, kept in ``made`` (the server's :attr:`~referee.serve.app.Server.counts`) as its
+    standings are: a listing of long runs would otherwise read every one at every request."""
+    running = run.running
+
+    def count() -> int:
+        try:
+            return len(latest_records(ResultsFile(run.results).summaries().records))
+        except (OSError, ResultsError):
+            return 0
+
+    games = count() if made is None else made.get(run, "games", running, count)
+    return {"run": run.name, "folder": str(run.folder), "games": games, "running": running}
 
 
 def published(run: Run, name: str, running: bool | None = None) -> Path | None:
@@ -177,10 +185,13 @@ class Made:
     Without it, a followed page of a run that publishes none asked for a new page at every
     game, each a pass over the results and the replays of the latest games. Used from the
     server's worker threads (hence the lock). ``every``: the least rest (``vastuz serve
-    --pages-every``); ``clock``: the rest's (a test's own)."""
+    --pages-every``); ``clock``: the rest's (a test's own); ``keep``: how many runs."""
 
-    def __init__(self, every: float = MADE_EVERY, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, every: float = MADE_EVERY, clock: Callable[[], float] = time.monotonic, keep: int = MADE_RUNS
+    ) -> None:
         self.every = every
+        self.keep = keep
         self._runs: OrderedDict[Path, dict[str, _Kept]] = OrderedDict()
         self._lock = threading.Lock()
         self.clock = clock
@@ -215,7 +226,7 @@ class Made:
             self.made += 1
             self._runs.setdefault(folder, {})[kind] = _Kept(stamp, value, pace, running)
             self._runs.move_to_end(folder)
-            while len(self._runs) > MADE_RUNS:
+            while len(self._runs) > self.keep:
                 self._runs.popitem(last=False)
         return value
 
