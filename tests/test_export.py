@@ -22,8 +22,10 @@ import yaml
 
 from referee.cli.main import main
 from referee.engine import Position
+from referee.errors import ResultsError
 from referee.play.records import GameRecord, Outcome
 from referee.render.sgf import game_sgf, parse_sgf
+from referee.tools.export import load_games, write_sgf
 from referee.tools.show import load_game
 from referee.tournament.store.folder import latest_records
 from referee.tournament.store.results import ResultsFile
@@ -110,6 +112,7 @@ def test_pgn_tags_and_results_equal_the_records(run: Path, capsys: pytest.Captur
         assert h["BoardSize"] == "3" and h["TimeControl"] == "1/1"
         assert h["Score"] == ("?" if r.score is None else f"{r.score[0]:g}-{r.score[1]:g}")
         assert h["Date"] == r.started_at[:10].replace("-", ".")
+        assert h["PlyCount"] == str(len(r.turns))  # counted when read: the export keeps no turns
         pair, game = h["Round"].split(".")
         rounds.setdefault(pair, []).append(r.pair_key or "")
         assert game in ("1", "2")
@@ -171,6 +174,31 @@ def test_sgf_round_trip_on_every_game(run: Path, capsys: pytest.CaptureFixture[s
         # The file replays like the record: same final position.
         shown = load_game(run / "sgf" / f"{record.game_id}.sgf").record
         assert _replay(shown) == _replay(record)
+
+
+def test_an_export_keeps_no_turns_and_sgf_reads_them_again(run: Path, tmp_path: Path) -> None:
+    """The records an export holds have no turns (their count kept); SGF reads the file a
+    second time for them, in step with the first reading past a damaged line, and refuses
+    a file that changed between the two readings rather than write another game's turns."""
+    folder = tmp_path / "copy"
+    shutil.copytree(run, folder)
+    results = folder / "results.jsonl"
+    lines = results.read_text(encoding="utf-8").splitlines(keepends=True)
+    results.write_text("".join(lines[:2]) + "not a record\n" + "".join(lines[2:]), encoding="utf-8")
+    games = load_games(folder)
+    whole = _records(folder)
+    assert [r.game_id for r in games.records] == [r.game_id for r in whole]
+    assert all(r.turns == [] for r in games.records) and games.plies == [len(r.turns) for r in whole]
+    written = write_sgf(games, tmp_path / "sgf")
+    played = [r for r in whole if not r.is_void]
+    assert sorted(p.stem for p in written) == sorted(r.game_id for r in played)
+    for record in played:
+        text = (tmp_path / "sgf" / f"{record.game_id}.sgf").read_text(encoding="utf-8")
+        assert parse_sgf(text).turns == record.turns
+    games = load_games(folder)
+    results.write_text("".join(reversed(lines)), encoding="utf-8")  # another order: other games' turns
+    with pytest.raises(ResultsError, match="changed while it was exported"):
+        write_sgf(games, tmp_path / "sgf-2")
 
 
 def test_sgf_keeps_the_referees_lateness(run: Path) -> None:

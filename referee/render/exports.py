@@ -34,19 +34,24 @@ PGN_COMMENT = (
 
 @dataclass(frozen=True)
 class Numbered:
-    """A record with its place: ``pair`` (from 1) and ``game`` within the pair (from 1)."""
+    """A record with its place: ``pair`` (from 1) and ``game`` within the pair (from 1),
+    and its number of turns (``plies``: what the record's turns count, or were counted
+    before they were let go, see :func:`numbered`)."""
 
     record: GameRecord
     pair: int
     game: int
+    plies: int
 
     @property
     def round(self) -> str:
         return f"{self.pair}.{self.game}"
 
 
-def numbered(records: Sequence[GameRecord]) -> list[Numbered]:
-    """The records in schedule order, each with its pair and game number (see the module)."""
+def numbered(records: Sequence[GameRecord], plies: Sequence[int] | None = None) -> list[Numbered]:
+    """The records in schedule order, each with its pair and game number (see the module).
+    ``plies``: each record's number of turns, for records read without them (an export of
+    a long run keeps no game's turns); else their ``turns`` are counted."""
 
     def order(item: tuple[int, GameRecord]) -> tuple[int, int]:
         at, r = item
@@ -59,7 +64,8 @@ def numbered(records: Sequence[GameRecord]) -> list[Numbered]:
         key = record.pair_key if record.pair_key is not None else f"\0{at}"
         number = pairs.setdefault(key, len(pairs) + 1)
         games[number] = games.get(number, 0) + 1
-        out.append(Numbered(record, number, games[number]))
+        count = len(record.turns) if plies is None else plies[at]
+        out.append(Numbered(record, number, games[number], count))
     return out
 
 
@@ -127,16 +133,19 @@ def pgn_game(item: Numbered, event: str, site: str = "vastuz arena") -> str:
         _tag("BoardSize", str(r.size)),
         _tag("TimeControl", pgn_time_control(r.time_control)),
         _tag("Opening", r.opening),
-        _tag("PlyCount", str(len(r.turns))),
+        _tag("PlyCount", str(item.plies)),
     ]
     return "\n".join(tags) + f"\n\n{result}\n"
 
 
-def render_pgn(records: Sequence[GameRecord], event: str) -> str:
+def render_pgn(records: Sequence[GameRecord], event: str, plies: Sequence[int] | None = None) -> str:
     """Every non-void record as a PGN game, in schedule order, after the header comment
-    (PGN's ``;`` rest-of-line comment, which Ordo's and BayesElo's readers skip)."""
+    (PGN's ``;`` rest-of-line comment, which Ordo's and BayesElo's readers skip).
+    ``plies``: as :func:`numbered`'s."""
     head = "".join(f"; {line}\n" for line in _wrap(PGN_COMMENT, 90)) + "\n"
-    games = [pgn_game(item, event) for item in numbered([r for r in records if not r.is_void])]
+    played = [k for k, r in enumerate(records) if not r.is_void]  # numbered among themselves
+    counts = None if plies is None else [plies[k] for k in played]
+    games = [pgn_game(item, event) for item in numbered([records[k] for k in played], counts)]
     return head + "\n".join(games)
 
 
@@ -194,13 +203,14 @@ CSV_COLUMNS = (
 )
 
 
-def render_csv(records: Sequence[GameRecord]) -> str:
+def render_csv(records: Sequence[GameRecord], plies: Sequence[int] | None = None) -> str:
     """One row per record (void games included, with empty colours), in schedule order:
-    ids, bots by seat and by colour, result, termination, turns and times."""
+    ids, bots by seat and by colour, result, termination, turns and times. ``plies``: as
+    :func:`numbered`'s."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
-    for item in numbered(records):
+    for item in numbered(records, plies):
         r = item.record
 
         def thinking(seat: int | None, r: GameRecord = r) -> str:
@@ -222,7 +232,7 @@ def render_csv(records: Sequence[GameRecord]) -> str:
                 "" if r.fault is None else r.label_of(r.fault.seat),
                 "" if r.score is None else f"{r.score[0]:g}",
                 "" if r.score is None else f"{r.score[1]:g}",
-                len(r.turns),
+                item.plies,
                 r.size,
                 r.opening,
                 "" if r.tournament is None or r.tournament.opening is None else r.tournament.opening,

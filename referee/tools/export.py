@@ -5,10 +5,15 @@ The games are the ones ``vastuz report`` rates: one record per schedule slot
 so a run stopped half-way exports what it finished. The formats are rendered by
 :mod:`referee.render.exports` and :mod:`referee.render.sgf`; this module finds the folder's
 files and writes.
+
+Memory: a record's turns are most of it (tens of kilobytes a game), and only SGF shows them.
+So the records are read one at a time and kept without their turns (their count kept
+instead); SGF reads the file a second time and writes each game's file as its record is read.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,12 +32,17 @@ FORMATS = ("pgn", "sgf", "bayeselo", "csv")
 @dataclass(frozen=True)
 class Games:
     """A folder's games to export: the event's name, its bots in config order, the records
-    (one per slot) and the void ones among them (which PGN, SGF and BayesElo leave out)."""
+    (one per slot, without their turns) and the void ones among them (which PGN, SGF and
+    BayesElo leave out); each record's number of turns (``plies``) and its place among
+    the file's records (``places``, from 0, for SGF's second reading); the file."""
 
     event: str
     bots: tuple[str, ...]
     records: list[GameRecord]
     warnings: list[str]
+    plies: list[int] = dataclasses.field(default_factory=list)
+    places: list[int] = dataclasses.field(default_factory=list)
+    path: Path | None = None
 
     @property
     def void(self) -> list[GameRecord]:
@@ -51,31 +61,92 @@ def load_games(folder: Path) -> Games:
         raise ResultsError(f"{folder}: no results here (expected {RESULTS})")
     manifest = Manifest.load(folder)
     warnings: list[str] = []
-    records = latest_records(ResultsFile(path).load().records, warnings)
+    read: list[_Read] = []
+
+    def keep(record: GameRecord) -> None:
+        read.append(_Read(dataclasses.replace(record, turns=[]), len(record.turns), len(read)))
+
+    ResultsFile(path).each(keep)
+    chosen = latest_records(read, warnings)
     event = manifest.name if manifest is not None else folder.name
-    return Games(event, manifest.bots if manifest is not None else (), records, warnings)
+    return Games(
+        event,
+        manifest.bots if manifest is not None else (),
+        [c.record for c in chosen],
+        warnings,
+        [c.plies for c in chosen],
+        [c.place for c in chosen],
+        path,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A record read for an export, without its turns: what latest_records chooses among."""
+
+    record: GameRecord
+    plies: int
+    place: int
+
+    @property
+    def slot(self) -> str:
+        return self.record.slot
+
+    @property
+    def is_void(self) -> bool:
+        return self.record.is_void
 
 
 def render(games: Games, fmt: str) -> str:
     """``pgn``, ``bayeselo`` or ``csv`` as one text."""
+    plies = games.plies or None  # Games made by hand may hold whole records
     if fmt == "pgn":
-        return render_pgn(games.records, games.event)
+        return render_pgn(games.records, games.event, plies)
     if fmt == "bayeselo":
         return render_bayeselo(games.records, games.bots)
     if fmt == "csv":
-        return render_csv(games.records)
+        return render_csv(games.records, plies)
     raise ValueError(f"unknown export format {fmt!r} (expected {', '.join(FORMATS)})")
 
 
 def write_sgf(games: Games, folder: Path) -> list[Path]:
-    """One ``<game_id>.sgf`` per non-void game in ``folder`` (created), in schedule order."""
+    """One ``<game_id>.sgf`` per non-void game in ``folder`` (created), listed in schedule
+    order. The games' turns are read again from the results file, a record at a time, each
+    file written as its record is read (records with their turns, as :class:`Games` made by
+    hand may hold, are written from them)."""
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for item in numbered([r for r in games.records if not r.is_void]):
-        path = folder / f"{_file_name(item.record.game_id)}.sgf"
-        path.write_text(game_sgf(item.record, event=games.event, round_=item.round), encoding="utf-8")
-        written.append(path)
-    return written
+    played = [k for k, r in enumerate(games.records) if not r.is_void]
+    plies = [games.plies[k] for k in played] if games.plies else None
+    items = numbered([games.records[k] for k in played], plies)
+    paths = [folder / f"{_file_name(item.record.game_id)}.sgf" for item in items]
+
+    def write(k: int, record: GameRecord) -> None:
+        item = items[k]
+        paths[k].write_text(game_sgf(record, event=games.event, round_=item.round), encoding="utf-8")
+
+    if not games.places or games.path is None:
+        for k, item in enumerate(items):
+            write(k, item.record)
+        return paths
+    # Which item each of the file's records is, by its place among them: numbered() sorts
+    # the records, so each item's record is found by identity.
+    index = {id(games.records[k]): k for k in played}
+    place_of = {games.places[index[id(item.record)]]: k for k, item in enumerate(items)}
+    seen, written = [0], [0]
+
+    def each(record: GameRecord) -> None:
+        k = place_of.get(seen[0])
+        seen[0] += 1
+        if k is not None:
+            if record.game_id != items[k].record.game_id:
+                raise ResultsError(f"{games.path}: the results file changed while it was exported")
+            write(k, record)
+            written[0] += 1
+
+    ResultsFile(games.path).each(each)
+    if written[0] != len(items):
+        raise ResultsError(f"{games.path}: the results file changed while it was exported")
+    return paths
 
 
 def _file_name(game_id: str) -> str:

@@ -140,6 +140,13 @@ class ResultsFile:
         """Every whole record, in file order; damaged lines and a torn tail are reported."""
         return self._scan(parse_line)
 
+    def each(self, add: Callable[[GameRecord], None]) -> Loaded[GameRecord]:
+        """Every whole record, in file order, handed to ``add`` as it is read and not kept
+        (:attr:`Loaded.records` is empty): for a reader that keeps less of each game than
+        its record (an export of a long run), in the memory of one record at a time.
+        Damaged lines and a torn tail are reported as by :meth:`load`."""
+        return self._scan(parse_line, 0, add)
+
     def summaries(self, *, positions: int = 0) -> Loaded[GameSummary]:
         """The :class:`~referee.play.records.GameSummary` of every record, in file order:
         what standings and resume need, at a fraction of the time and memory of
