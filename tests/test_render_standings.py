@@ -137,6 +137,7 @@ def vastuz(*args: str) -> subprocess.CompletedProcess[str]:
 def test_show_writes_a_position_as_svg_and_games_as_a_page(tournament: Path, tmp_path: Path) -> None:
     import xml.etree.ElementTree as ET
 
+    from referee.render.html import game_page
     from referee.tools.show import position_after
     from referee.tournament.store.results import ResultsFile
 
@@ -164,6 +165,17 @@ def test_show_writes_a_position_as_svg_and_games_as_a_page(tournament: Path, tmp
     done = vastuz("show", str(results), "--html", str(page))
     assert done.returncode == 0 and "(6 game(s))" in done.stdout
     assert all(r.game_id in page.read_text() for r in ResultsFile(results).load().records)
+    # written a game at a time, it is the page made of all the records at once, past a
+    # damaged line as load() passes it
+    damaged = tmp_path / "damaged.jsonl"
+    lines = results.read_text(encoding="utf-8").splitlines(keepends=True)
+    damaged.write_text(lines[0] + "not a record\n" + "".join(lines[1:]), encoding="utf-8")
+    done = vastuz("show", str(damaged), "--html", str(page))
+    assert done.returncode == 0 and "(6 game(s))" in done.stdout
+    whole = game_page(ResultsFile(damaged).load().records, title="damaged.jsonl: games")
+    assert page.read_text(encoding="utf-8") == whole
+    folder = vastuz("show", str(results.parent), "--html", str(page))
+    assert folder.returncode == 2 and "a folder, not a file: try vastuz show" in folder.stderr
     bad = vastuz("show", str(results), "--turn", "3")
     assert bad.returncode == 2 and "--turn and --groups go with --svg" in bad.stderr
     beyond = vastuz("show", str(results), "--svg", str(svg), "--turn", "999")

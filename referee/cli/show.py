@@ -90,13 +90,15 @@ def _show_picture(args: argparse.Namespace) -> int:
     from referee.render.html import game_page
     from referee.render.svg import board_svg
     from referee.tools.show import position_after
-    from referee.tournament.store.results import ResultsFile
 
     if args.svg is not None and args.html is not None:
         print("vastuz show: give --svg or --html, not both", file=sys.stderr)
         return EXIT_USAGE
     # The record given is not one (or cannot be read): exit 2; the picture cannot be
     # written: exit 1.
+    whole_file = args.html is not None and args.game is None and args.record.suffix not in (".json", ".sgf")
+    if whole_file:
+        return _whole_file_page(args)
     try:
         if args.svg is not None:
             record = load_game(args.record, args.game).record
@@ -104,10 +106,7 @@ def _show_picture(args: argparse.Namespace) -> int:
             title = f"{record.game_id} after {len(record.turns) if args.turn is None else args.turn} turns"
             text = board_svg(pos, last_turn=last, groups=args.groups, title=title)
         else:
-            if args.game is not None or args.record.suffix == ".json":
-                records = [load_game(args.record, args.game).record]
-            else:
-                records = list(ResultsFile(args.record).load().records)
+            records = [load_game(args.record, args.game).record]
             text = game_page(records, title=f"{args.record.name}: games")
     except OSError as exc:
         print(f"vastuz show: {exc.filename or args.record}: {exc.strerror or exc}", file=sys.stderr)
@@ -121,5 +120,53 @@ def _show_picture(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"vastuz show: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILED
-    print(f"wrote {out}" + ("" if args.svg is not None else f" ({len(records)} game(s))"))
+    print(f"wrote {out}" + ("" if args.svg is not None else " (1 game(s))"))
+    return EXIT_OK
+
+
+def _whole_file_page(args: argparse.Namespace) -> int:
+    """``show RESULTS --html FILE``: the replay page of every game of a results file, in
+    the memory of one game at a time: each game's replay is written to a spool file as its
+    line is read (the page's head, which names the board sizes, comes once all are read),
+    then the page is put together in ``FILE``."""
+    import shutil
+    import tempfile
+
+    from referee.play.records import GameRecord
+    from referee.render.html import line_entry, page_frame
+    from referee.tools.show import check_record_file
+    from referee.tournament.store.results import ResultsFile
+
+    sizes: set[int] = set()
+    count = 0
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as spool:
+
+        def add(item: tuple[GameRecord, str]) -> None:
+            nonlocal count
+            if count:
+                spool.write(",")
+            spool.write(item[1])
+            sizes.add(item[0].size)
+            count += 1
+
+        try:
+            check_record_file(args.record)
+            ResultsFile(args.record).each(line_entry, add)
+        except OSError as exc:
+            print(f"vastuz show: {exc.filename or args.record}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_USAGE
+        except (ValueError, VastuzError) as exc:
+            print(f"vastuz show: {args.record}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        head, tail = page_frame(sizes, title=f"{args.record.name}: games")
+        try:
+            spool.seek(0)
+            with open(args.html, "w", encoding="utf-8") as out:
+                out.write(head)
+                shutil.copyfileobj(spool, out, 1 << 20)
+                out.write(tail)
+        except OSError as exc:
+            print(f"vastuz show: cannot write {args.html}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_FAILED
+    print(f"wrote {args.html} ({count} game(s))")
     return EXIT_OK

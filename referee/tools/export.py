@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.errors import ResultsError
-from referee.play.records import GameRecord
+from referee.play.records import GameRecord, parse_line
 from referee.render.exports import numbered, render_bayeselo, render_csv, render_pgn
 from referee.render.sgf import game_sgf
 from referee.tournament.store.files import OLD_MATCH_RESULTS, RESULTS
@@ -66,7 +66,7 @@ def load_games(folder: Path) -> Games:
     def keep(record: GameRecord) -> None:
         read.append(_Read(dataclasses.replace(record, turns=[]), len(record.turns), len(read)))
 
-    ResultsFile(path).each(keep)
+    ResultsFile(path).each(parse_line, keep)
     chosen = latest_records(read, warnings)
     event = manifest.name if manifest is not None else folder.name
     return Games(
@@ -143,7 +143,7 @@ def write_sgf(games: Games, folder: Path) -> list[Path]:
             write(k, record)
             written[0] += 1
 
-    ResultsFile(games.path).each(each)
+    ResultsFile(games.path).each(parse_line, each)
     if written[0] != len(items):
         raise ResultsError(f"{games.path}: the results file changed while it was exported")
     return paths

@@ -28,10 +28,9 @@ class ShownGame:
     total: int
 
 
-def load_game(path: Path, game: str | None = None) -> ShownGame:
-    """A record from a ``.json`` file or an ``.sgf`` file of ``vastuz export``, or game
-    ``game`` (number or id; default the first) of a ``.jsonl`` file. ``ValueError`` says
-    what is wrong, without repeating the path (the caller names the file)."""
+def check_record_file(path: Path) -> None:
+    """``ValueError`` when ``path`` is not a file of records (a folder: which file in it to
+    show; nothing there), as :func:`load_game` and ``show --html`` say it."""
     if path.is_dir():
         # A results folder (what `vastuz report` takes): say which file in it to show.
         inside = [name for name in ("results.jsonl", "games.jsonl") if (path / name).is_file()]
@@ -46,6 +45,13 @@ def load_game(path: Path, game: str | None = None) -> ShownGame:
         raise ValueError(
             "no such file" if not path.exists() else "not a file (expected a .jsonl or .json record)"
         )
+
+
+def load_game(path: Path, game: str | None = None) -> ShownGame:
+    """A record from a ``.json`` file or an ``.sgf`` file of ``vastuz export``, or game
+    ``game`` (number or id; default the first) of a ``.jsonl`` file. ``ValueError`` says
+    what is wrong, without repeating the path (the caller names the file)."""
+    check_record_file(path)
     if path.suffix == ".json":
         return ShownGame(GameRecord.from_json(path.read_text(encoding="utf-8")), 1, 1)
     if path.suffix == ".sgf":

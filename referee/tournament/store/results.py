@@ -140,12 +140,14 @@ class ResultsFile:
         """Every whole record, in file order; damaged lines and a torn tail are reported."""
         return self._scan(parse_line)
 
-    def each(self, add: Callable[[GameRecord], None]) -> Loaded[GameRecord]:
-        """Every whole record, in file order, handed to ``add`` as it is read and not kept
-        (:attr:`Loaded.records` is empty): for a reader that keeps less of each game than
-        its record (an export of a long run), in the memory of one record at a time.
-        Damaged lines and a torn tail are reported as by :meth:`load`."""
-        return self._scan(parse_line, 0, add)
+    def each(self, parse: Callable[[bytes], R], add: Callable[[R], None]) -> Loaded[R]:
+        """Every whole record, in file order, made by ``parse`` from its line (which raises
+        ``ValueError`` for a damaged one, as :func:`~referee.play.records.parse_line`)
+        and handed to ``add`` as it is read, not kept (:attr:`Loaded.records` is empty):
+        for a reader that keeps less of each game than its record (an export, a page of a
+        long run), in the memory of one record at a time. Damaged lines and a torn tail
+        are reported as by :meth:`load`."""
+        return self._scan(parse, 0, add)
 
     def summaries(self, *, positions: int = 0) -> Loaded[GameSummary]:
         """The :class:`~referee.play.records.GameSummary` of every record, in file order:
