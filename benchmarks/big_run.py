@@ -5,10 +5,10 @@ Makes (or, with ``--folder`` holding one, reuses) the output folder of a run of 
 games of two instant C replay bots (``benchmarks/replay_bot.c``, a seeded 110-turn size-7
 game; 20,000 by default, about 4 minutes), then times, each in a process of its own, what a
 user does with it: ``vastuz report --format html``, ``vastuz export`` (PGN, SGF),
-``vastuz show --game`` of its last game, and ``vastuz serve``'s game page of that game and
-its run listing (asked twice). For each it prints the wall time and the peak memory of the
-process (the server's for the served rows). ``--tree PATH`` measures another checkout on
-the same folder.
+``vastuz show --game`` of its last game and ``vastuz show --html`` of all of them, and
+``vastuz serve``'s game page of that game and its run listing (asked twice). For each it
+prints the wall time and the peak memory of the process (the server's for the served rows).
+``--tree PATH`` measures another checkout on the same folder.
 """
 
 from __future__ import annotations
@@ -128,6 +128,7 @@ def main() -> None:
             last = json.loads(fh.read().splitlines()[-1])["game_id"]
         with open(out / "results.jsonl", "rb") as fh:
             games = sum(1 for _ in fh)
+        results = out / "results.jsonl"
         rows = [
             ("report --format html", *timed(tree, "report", str(out), "--format", "html")),
             (
@@ -138,7 +139,8 @@ def main() -> None:
                 "export --format sgf",
                 *timed(tree, "export", str(out), "--format", "sgf", "--out", f"{tmp}/sgf"),
             ),
-            (f"show --game {last}", *timed(tree, "show", str(out / "results.jsonl"), "--game", last)),
+            (f"show --game {last}", *timed(tree, "show", str(results), "--game", last)),
+            ("show --html (every game)", *timed(tree, "show", str(results), "--html", f"{tmp}/a.html")),
             *served(tree, out, last),
         ]
     print(f"a run of {games:,} games ({tree})")

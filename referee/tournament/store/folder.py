@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar, overload
 
 from referee.errors import ResultsError
-from referee.play.records import GameRecord, GameSummary
+from referee.play.records import GameRecord, GameSummary, parse_line
 from referee.play.spec import OpeningKind
 from referee.ratings.report import Section, SprtStanding, Standings, standings
 from referee.render.standings_text import render
@@ -116,11 +116,20 @@ def listed(games: list[GameSummary], shown: int = 5) -> str:
     return names + (f" and {len(games) - shown} more" if len(games) > shown else "")
 
 
-def check_adopted(found: Sequence[GameRecord], config: TournamentConfig, folder: Path) -> None:
+Adoptee = tuple[GameSummary, int, dict[str, object]]
+"""What adopting needs of a record found: its summary, its board size and its clock (its
+turns are let go as it is read)."""
+
+
+def adoptee(record: GameRecord) -> Adoptee:
+    return GameSummary.of(record), record.size, record.time_control
+
+
+def check_adopted(found: Sequence[Adoptee], config: TournamentConfig, folder: Path) -> None:
     """Results found without a manifest are adopted only if every game fits this config: one
     of its schedule's slots with the bots that slot names (see
     :meth:`~referee.tournament.plans.plan.Plan.misfits`), on its board, at its clock."""
-    summaries = [GameSummary.of(r) for r in found]
+    summaries = [s for s, _, _ in found]
     misfits = config.make_plan().misfits(summaries)
     if misfits:
         raise ResultsError(
@@ -128,11 +137,7 @@ def check_adopted(found: Sequence[GameRecord], config: TournamentConfig, folder:
             f"with those bots: {listed(misfits)}. Use another output folder."
         )
     clock = {"kind": config.time_control.kind.value, **config.time_control.as_dict()}
-    other = [
-        s
-        for s, r in zip(summaries, found, strict=True)
-        if r.size != config.board_size or r.time_control != clock
-    ]
+    other = [s for s, size, time_control in found if size != config.board_size or time_control != clock]
     if other:
         raise ResultsError(
             f"{folder}: cannot adopt these results: {len(other)} game(s) were played on another board size "
@@ -159,7 +164,8 @@ def open_results(config: TournamentConfig, folder: Path, *, adopt: bool = False)
     notes = []
     if adopt and not (folder / MANIFEST).exists():
         # Checked before the manifest is written: a refused adoption leaves the folder as it was.
-        found = results.load().records
+        found: list[Adoptee] = []
+        results.each(parse_line, lambda record: found.append(adoptee(record)))
         check_adopted(found, config, folder)
         notes.append(f"adopting {len(found)} game(s) found without a manifest")
     manifest = check_manifest(config, folder, adopt=adopt)
