@@ -20,6 +20,7 @@ from referee.play.game import play_game
 from referee.play.memory import MemoryPlayer
 from referee.play.records import GameRecord
 from referee.play.spec import GameSpec, OpeningKind, TimeControl
+from referee.serve import runs as runs_module
 from referee.serve.runs import (
     COUNTED_RUNS,
     MADE_EVERY,
@@ -161,3 +162,25 @@ def test_a_runs_games_are_counted_once_per_change_of_its_results(tmp_path: Path)
     one_more_game(runs[0].folder / "results.jsonl", "g5-new")
     assert run_summary(runs[0], counts)["games"] == 5 and counts.made == len(runs) + 1
     assert run_summary(runs[0])["games"] == 5  # without a keeper, counted at each call
+
+
+def test_the_pages_kept_are_bounded_in_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the bytes allowed, the oldest runs' pages go (the latest asked always stays)."""
+    runs = [Run(f"r{k}", finished_run(tmp_path / f"r{k}")) for k in range(3)]
+    made = Made(clock=Clock())
+    size = len(standings_page(runs[0], made))
+    monkeypatch.setattr(runs_module, "MADE_BYTES", size * 2 + size // 2)  # room for two pages
+    for run in runs[1:]:
+        standings_page(run, made)
+    assert made.made == 3
+    standings_page(runs[2], made)
+    standings_page(runs[1], made)
+    assert made.made == 3  # the latest two kept
+    standings_page(runs[0], made)  # the oldest, let go: made again
+    assert made.made == 4
+    monkeypatch.setattr(runs_module, "MADE_BYTES", 0)
+    standings_page(runs[2], made)  # let go before: made again, and now kept alone
+    assert made.made == 5
+    standings_page(runs[2], made)
+    standings_page(runs[1], made)  # let go at the last making
+    assert made.made == 6

@@ -51,7 +51,10 @@ at least :data:`MADE_EVERY`."""
 MADE_EVERY = 2.0
 """The least rest between two makings (``vastuz serve --pages-every``)."""
 MADE_RUNS = 8
-"""The runs whose made standings a server keeps (the latest asked)."""
+"""The runs whose made standings a server keeps (the latest asked)..."""
+MADE_BYTES = 64 << 20
+"""... as long as their pages hold at most this many characters in all (the latest run's
+are kept whatever their size)."""
 COUNTED_RUNS = 4096
 """The runs whose game counts a server keeps (a number each: every run a listing shows)."""
 _T = TypeVar("_T")
@@ -226,9 +229,15 @@ class Made:
             self.made += 1
             self._runs.setdefault(folder, {})[kind] = _Kept(stamp, value, pace, running)
             self._runs.move_to_end(folder)
-            while len(self._runs) > self.keep:
+            # The latest run asked always stays; older ones go past the count or the bytes.
+            while len(self._runs) > 1 and (len(self._runs) > self.keep or self._bytes() > MADE_BYTES):
                 self._runs.popitem(last=False)
         return value
+
+    def _bytes(self) -> int:
+        """The text kept (a long run's page is megabytes: its latest games' replays)."""
+        kept = (k.value for kinds in self._runs.values() for k in kinds.values())
+        return sum(len(value) for value in kept if isinstance(value, str))
 
 
 def run_stamp(run: Run, made: Made | None = None) -> tuple[str, bool]:
