@@ -200,9 +200,11 @@ class ResultsFile:
                         if seen is not None:
                             seen.append((pos - length, length))
                         try:
-                            add(parse(raw))
+                            parsed = parse(raw)
                         except ValueError as exc:
                             out.skipped.append(Skipped(lineno, str(exc)))
+                        else:  # what add raises is the reader's, not a damaged line
+                            add(parsed)
                 if seen is not None:
                     out.lines = LinesSeen(identity, seen, out.valid_length)
         except OSError as exc:
