@@ -15,6 +15,7 @@ from referee.errors import ConfigError
 from referee.play.spec import DEFAULT_MARGIN, Opening, OpeningKind, TimeControl, TimeControlKind
 from referee.tournament.config.loading import load_config, parse_config
 from referee.tournament.config.openings import random_openings, read_book
+from referee.tournament.config.reading import MAX_YAML_BYTES
 from referee.tournament.config.values import BotSpec, EloSpec, TournamentConfig
 from referee.tournament.plans.adaptive import AdaptiveSpec
 from referee.tournament.plans.fixed import GauntletSpec, RoundRobinSpec
@@ -487,6 +488,27 @@ def test_non_utf8_config_file(tmp_path: Path) -> None:
         load_config(tmp_path / "bin.yaml")
 
 
+def test_what_is_not_a_config_file_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """A device, a pipe or a file of megabytes is not read into memory (``/dev/zero``
+    never ends; a pipe with no writer would wait forever): each is a clear error."""
+    with pytest.raises(ConfigError, match="not a regular file, not a config file"):
+        load_config("/dev/zero")
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError, match="not a regular file, not a config file"):
+        load_config(fifo)
+    big = tmp_path / "results.jsonl"
+    with open(big, "wb") as fh:
+        fh.truncate(MAX_YAML_BYTES + 1)  # sparse: nothing written
+    with pytest.raises(ConfigError, match=r"4\.0 MB, past the 4 MB read for a config file"):
+        load_config(big)
+    path = write(tmp_path, config_text("bots_file: pipe.yaml\n"))
+    with pytest.raises(ConfigError, match="not a regular file, not a bots file"):
+        load_config(path)
+    at_limit = write(tmp_path, config_text() + "#" * (MAX_YAML_BYTES - len(config_text()) - 1) + "\n")
+    assert at_limit.stat().st_size == MAX_YAML_BYTES and load_config(at_limit).name
+
+
 def test_name_from_a_file_with_an_unsafe_stem_must_be_given(tmp_path: Path) -> None:
     err = load_error(tmp_path, config_text(), "my tourney.yaml")
     assert err.key == "name"
@@ -510,6 +532,7 @@ def test_name_from_a_file_with_an_unsafe_stem_must_be_given(tmp_path: Path) -> N
         ({"bok": "x.txt"}, "opening.bok", "did you mean 'book'?"),
         ({"book": "a.txt", "random": {"count": 1}}, "opening", "expected exactly one of book, random"),
         ({"book": "missing.txt"}, "opening.book", "opening book not found: "),
+        ({"book": "/dev/zero"}, "opening.book", "not a regular file, not an opening book file"),
         ({"random": {"seed": 1}}, "opening.random.count", "missing"),
         ({"random": {"count": 0}}, "opening.random.count", "expected an integer >= 1, got 0"),
         ({"random": {"count": 2, "seed": "x"}}, "opening.random.seed", "expected an integer, got 'x' (str)"),

@@ -25,6 +25,7 @@ from referee.tournament.config import keys
 from referee.tournament.config.checks import FieldChecks, _describe, _short_repr
 from referee.tournament.config.keys import Check, Key, choice, integer
 from referee.tournament.config.loading import parse_yaml, with_bots_files
+from referee.tournament.config.reading import read_user_text
 from referee.tournament.config.validation import ConfigParser
 from referee.tournament.config.values import TournamentConfig
 
@@ -253,11 +254,13 @@ def load_ladder(path: str | os.PathLike[str], *, check_programs: bool = True) ->
     path = Path(path)
     shown = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_text(path, "config")
     except FileNotFoundError:
         raise ConfigError("config file not found", file=shown) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(f"cannot read the config file: {exc}", file=shown) from None
+    except ValueError as exc:
+        raise ConfigError(str(exc), file=shown) from None
     resolved = path.resolve()
     return parse_ladder(
         parse_yaml(text, file=shown),

@@ -14,6 +14,7 @@ from referee.play.command import BotCommand
 from referee.play.sandbox import Sandbox
 from referee.play.spec import TimeControl
 from referee.tournament.config.loading import parse_yaml
+from referee.tournament.config.reading import read_user_text
 from referee.tournament.config.validation import ConfigParser
 
 DEFAULT_BOT_CLOCK = TimeControl.fixed(1.0)
@@ -38,11 +39,13 @@ def load_bots(path: Path) -> dict[str, ServedBot]:
     """The bots of the bots file at ``path``, by name. Raises :class:`ConfigError`."""
     shown = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_text(path, "bots")
     except FileNotFoundError:
         raise ConfigError("bots file not found", file=shown) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(f"cannot read the bots file: {exc}", file=shown) from None
+    except ValueError as exc:
+        raise ConfigError(str(exc), file=shown) from None
     content = parse_yaml(text, file=shown)
     if not isinstance(content, dict) or set(content) != {"bots"}:
         got = sorted(map(str, content)) if isinstance(content, dict) else type(content).__name__

@@ -20,6 +20,7 @@ import yaml
 
 from referee.errors import ConfigError
 from referee.tournament.config.checks import _clip, _short_repr
+from referee.tournament.config.reading import read_user_text
 from referee.tournament.config.validation import ConfigParser
 from referee.tournament.config.values import TournamentConfig
 
@@ -29,7 +30,6 @@ MAX_YAML_NODES = 100_000
 """Values in the file once aliases are expanded (``*name`` repeats the value it names)."""
 MAX_YAML_DEPTH = 50
 """How deeply lists and mappings may nest."""
-
 # --------------------------------------------------------------------------- entry points
 
 
@@ -42,13 +42,13 @@ def load_config(path: str | os.PathLike[str], *, check_programs: bool = True) ->
     path = Path(path)
     shown = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_text(path, "config")
     except FileNotFoundError:
         raise ConfigError("config file not found", file=shown) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=shown) from None
     except OSError as exc:
         raise ConfigError(f"cannot read the config file: {exc.strerror}", file=shown) from None
+    except ValueError as exc:
+        raise ConfigError(str(exc), file=shown) from None
     data = parse_yaml(text, file=shown)
     resolved = path.resolve()
     return parse_config(
@@ -130,10 +130,10 @@ def with_bots_files(data: object, *, file: str, base_dir: Path, check_programs: 
         path = (base_dir / Path(entry).expanduser()).resolve()
         shown = str(Path(file).parent / entry) if not Path(entry).is_absolute() else entry
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_user_text(path, "bots")
         except FileNotFoundError:
             raise ConfigError(f"bots file not found: {path}", file=file, key=where) from None
-        except (OSError, UnicodeDecodeError) as exc:
+        except (OSError, ValueError) as exc:
             raise ConfigError(f"cannot read the bots file {path}: {exc}", file=file, key=where) from None
         content = parse_yaml(text, file=shown)
         parser = ConfigParser(shown, path.parent, check_programs)

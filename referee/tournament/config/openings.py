@@ -13,6 +13,7 @@ from pathlib import Path
 
 from referee.errors import ConfigError
 from referee.play.spec import Opening
+from referee.tournament.config.reading import MAX_BOOK_BYTES, read_user_text
 
 
 def _display(path: Path) -> str:
@@ -31,10 +32,10 @@ def read_book(
     played out with the rules engine; errors name the book and the line. A line repeated
     is an error (it would be played twice as often as the others)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_text(path, "opening book", MAX_BOOK_BYTES)
     except FileNotFoundError:
         raise ConfigError(f"opening book not found: {path}", file=config, key=key) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:
         raise ConfigError(f"cannot read the opening book {path}: {exc}", file=config, key=key) from None
     shown = _display(path)
     openings: list[Opening] = []
