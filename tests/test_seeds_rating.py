@@ -67,6 +67,7 @@ def test_seeds_by_rating_order_the_bots_strongest_first_bounds_beyond_and_unrate
     [
         ("rating", None, "schedule.seeds: `rating` needs the ratings to seed by: `seeds: {rating: "),
         ({"rating": "nowhere.json"}, None, "schedule.seeds.rating: no such file: "),
+        ({"rating": "/dev/zero"}, None, "cannot read /dev/zero: not a regular file, not a standings file"),
         ({"rating": "earlier/standings.json"}, "{not json", "earlier/standings.json: not JSON"),
         ({"rating": "earlier/standings.json"}, '{"bots": 3}', "not a standings.json (no `bots` list"),
         (

@@ -298,6 +298,7 @@ def test_bad_command_lines_are_clear(folder: Path) -> None:
         ([str(folder / "runs"), "--token", "short"], "at least 8"),
         ([str(folder / "runs"), "--port", "99999"], "0..65535"),
         ([str(folder / "runs"), "--pages-every", "-1"], "--pages-every: must be >= 0"),
+        ([str(folder / "runs"), "--token-file", "/dev/zero"], "not a regular file, not a token file"),
     ):
         done = subprocess.run(
             [sys.executable, "-m", "referee.cli", "serve", *args],

@@ -82,9 +82,11 @@ def read_token(args: argparse.Namespace) -> str | None:
         raise ValueError("give --token or --token-file, not both")
     token: str | None = args.token
     if args.token_file is not None:
+        from referee.tournament.config.reading import MAX_TOKEN_BYTES, read_user_text
+
         try:
-            token = args.token_file.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
+            token = read_user_text(args.token_file, "token", MAX_TOKEN_BYTES).strip()
+        except (OSError, ValueError) as exc:
             raise ValueError(f"cannot read the token file {args.token_file}: {exc}") from None
     if token is not None and len(token) < 8:
         raise ValueError("a token needs at least 8 characters")

@@ -121,11 +121,12 @@ def _defaults_filled_in(path: Path, config: TournamentConfig) -> str:
     when ``board_size`` is missing: a user should see it before the run, not after)."""
     from referee.tournament.config.keys import NO_DEFAULT, TOP
     from referee.tournament.config.loading import parse_yaml
+    from referee.tournament.config.reading import read_user_text
     from referee.tournament.store.files import shown
 
     try:
-        data = parse_yaml(path.read_text(encoding="utf-8"), file=str(path))
-    except (OSError, VastuzError):
+        data = parse_yaml(read_user_text(path, "config"), file=str(path))
+    except (OSError, ValueError, VastuzError):
         return ""
     given = set(data) if isinstance(data, dict) else set()
     out = []

@@ -16,6 +16,7 @@ from referee.engine import Position
 from referee.play.records import GameRecord
 from referee.render.sgf import parse_sgf
 from referee.text import printable
+from referee.tournament.config.reading import MAX_BOOK_BYTES, read_user_text
 from referee.tournament.store.results import ResultsFile
 
 
@@ -53,9 +54,11 @@ def load_game(path: Path, game: str | None = None) -> ShownGame:
     what is wrong, without repeating the path (the caller names the file)."""
     check_record_file(path)
     if path.suffix == ".json":
-        return ShownGame(GameRecord.from_json(path.read_text(encoding="utf-8")), 1, 1)
+        return ShownGame(
+            GameRecord.from_json(read_user_text(path, "game record (.json)", MAX_BOOK_BYTES)), 1, 1
+        )
     if path.suffix == ".sgf":
-        return ShownGame(parse_sgf(path.read_text(encoding="utf-8")), 1, 1)
+        return ShownGame(parse_sgf(read_user_text(path, "game (.sgf)", MAX_BOOK_BYTES)), 1, 1)
     wanted = "1" if game is None else game
     # One pass that parses only the game wanted: a long run's file is not read into memory.
     picked = ResultsFile(path).pick(wanted, int(wanted) if wanted.isdigit() else None)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from referee.errors import ConfigError
+from referee.tournament.config.reading import MAX_BOOK_BYTES, read_user_text
 from referee.tournament.config.values import NAME_PATTERN
 
 MAX_NAME_LENGTH = 64
@@ -187,10 +188,10 @@ class FieldChecks:
         if path.is_dir():
             path = path / "standings.json"
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_user_text(path, "standings", MAX_BOOK_BYTES)
         except FileNotFoundError:
             self.fail(key, f"no such file: {path} (expected an earlier run's standings.json, or its folder)")
-        except (OSError, UnicodeDecodeError) as exc:
+        except (OSError, ValueError) as exc:
             self.fail(key, f"cannot read {path}: {exc}")
         try:
             data = json.loads(text)

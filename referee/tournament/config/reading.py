@@ -10,7 +10,11 @@ import stat
 from pathlib import Path
 
 MAX_BOOK_BYTES = 64 << 20
-"""The largest opening book read (a line an opening: a million of them fit)."""
+"""The largest opening book read (a line an opening: a million of them fit), and of the
+other files of records or standings a person names (a game's ``.json`` or ``.sgf``, an
+earlier run's ``standings.json``)."""
+MAX_TOKEN_BYTES = 64 << 10
+"""The largest token file read (``vastuz serve --token-file``)."""
 MAX_YAML_BYTES = 4 << 20
 """The largest config or bots file read (see :func:`read_user_text`): a config is a few
 kilobytes, and a file of megabytes given for one is another file (a results file, say),
