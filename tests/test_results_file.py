@@ -2,6 +2,7 @@
 symlinks refused, every line read in bounded memory."""
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -11,8 +12,10 @@ from pathlib import Path
 import pytest
 from runs import on_fsync
 
+from referee.errors import ResultsError
 from referee.play.records import BotEntry, GameRecord, SlotInfo, parse_line
 from referee.tournament.store import results as results_module
+from referee.tournament.store.manifest import Manifest
 from referee.tournament.store.results import FolderLock, ResultsFile
 
 
@@ -241,3 +244,22 @@ def test_pick_finds_an_id_however_a_writer_escaped_it(tmp_path, game_id):
         fh.write(line + "\n")
     rf.append(rec("s2"))
     assert [(n, r.game_id) for n, r in rf.pick(game_id).found] == [(2, game_id)]
+
+
+def test_the_manifest_is_read_as_the_arenas_own_file_or_not_at_all(tmp_path):
+    """A pipe or a link put in place of ``tournament.json`` (a bot can reach the folder) is
+    an error that names it, at once: ``vastuz report`` does not wait on the pipe."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    ResultsFile(folder / "results.jsonl").append(rec("s0"))
+    os.mkfifo(folder / "tournament.json")
+    with pytest.raises(ResultsError, match="is not a regular file"):
+        Manifest.load(folder)
+    report = [sys.executable, "-m", "referee.cli", "report", str(folder)]
+    done = subprocess.run(report, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "tournament.json is not a regular file" in done.stderr, done.stderr
+    (folder / "tournament.json").unlink()
+    (folder / "elsewhere.json").write_text("{}")
+    (folder / "tournament.json").symlink_to(folder / "elsewhere.json")
+    with pytest.raises(ResultsError, match="is a symbolic link"):
+        Manifest.load(folder)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import os
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,23 @@ def test_the_pages_kept_are_bounded_in_size(tmp_path: Path, monkeypatch: pytest.
     standings_page(runs[2], made)
     standings_page(runs[1], made)  # let go at the last making
     assert made.made == 6
+
+
+def test_a_pipe_or_a_link_in_place_of_the_runs_files_is_not_read(tmp_path: Path) -> None:
+    """A bot runs as the arena's user and may reach the output folder: a pipe put in place
+    of the run's page would block a reader forever, a link would point elsewhere. The
+    server makes the page itself rather than read either."""
+    folder = finished_run(tmp_path / "going")
+    (folder / LOCK).write_text(f"{os.getpid()}\n", encoding="utf-8")
+    run = Run("going", folder)
+    os.mkfifo(folder / "standings.html")  # written after the lock: "published" by its time
+    (folder / "standings.json").symlink_to(folder / "results.jsonl")
+    answers: list[object] = []
+    reader = threading.Thread(
+        target=lambda: answers.extend([standings_page(run), standings_json(run)]), daemon=True
+    )
+    reader.start()
+    reader.join(60)
+    assert not reader.is_alive(), "the server blocked on a pipe in the run's folder"
+    page, table = answers
+    assert isinstance(page, str) and "g1" in page and isinstance(table, dict) and "bots" in table

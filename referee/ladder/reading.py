@@ -38,7 +38,7 @@ from referee.ladder.ratings import Line
 from referee.play.records import GameRecord
 from referee.ratings.elo import GameResult, RunningCounts
 from referee.ratings.fit import ELO_PER_NAT, fit_strengths, strongly_connected
-from referee.tournament.store.files import atomic_write
+from referee.tournament.store.files import atomic_write, read_own_text
 from referee.tournament.store.results import lock_holder_alive
 
 VIEW = "ladder.json"
@@ -84,7 +84,7 @@ def read_view(folder: Path) -> View:
     """The view written beside the store in ``folder``; the defaults without one (or with
     a file that is not one)."""
     try:
-        data = json.loads((folder / VIEW).read_text(encoding="utf-8"))
+        data = json.loads(read_own_text(folder / VIEW))
         anchor = data.get("anchor")
         bots = data.get("bots")
         return View(
@@ -94,7 +94,7 @@ def read_view(folder: Path) -> View:
             bots=None if not isinstance(bots, list) else tuple(str(b) for b in bots),
             known=True,
         )
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, ResultsError):
         return View()
 
 

@@ -36,7 +36,7 @@ from referee.errors import ResultsError
 from referee.ladder.config import STORE as LADDER_STORE
 from referee.play.records import GameRecord
 from referee.render.standings_text import render
-from referee.tournament.store.files import LOCK, OLD_MATCH_RESULTS, RESULTS, STANDINGS_JSON
+from referee.tournament.store.files import LOCK, OLD_MATCH_RESULTS, RESULTS, STANDINGS_JSON, read_own_text
 from referee.tournament.store.folder import latest_records, load_standings
 from referee.tournament.store.pages import PAGE, standings_html
 from referee.tournament.store.publish import Cadence
@@ -258,8 +258,8 @@ def standings_json(run: Run, made: Made | None = None) -> dict[str, Any]:
     (:func:`published`); else made here (kept in ``made``)."""
     path = published(run, STANDINGS_JSON)
     if path is not None:
-        with contextlib.suppress(OSError, ValueError):  # gone or replaced under us: made here
-            data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        with contextlib.suppress(OSError, ValueError, ResultsError):  # gone or replaced: made here
+            data: dict[str, Any] = json.loads(read_own_text(path))
             return data
 
     def make() -> dict[str, Any]:
@@ -276,8 +276,8 @@ def standings_page(run: Run, made: Made | None = None) -> str:
     here (kept in ``made``)."""
     path = published(run, PAGE)
     if path is not None:
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            return path.read_text(encoding="utf-8")
+        with contextlib.suppress(OSError, ValueError, ResultsError):  # not a page of the run's: made here
+            return read_own_text(path)
     running = run.running
 
     def make() -> str:

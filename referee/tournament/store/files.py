@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -25,6 +27,34 @@ MAX_REPLAYS = 10_000
 """Games a standings page replays: the latest ones (``vastuz show RESULTS --html`` makes a
 page of them all). 10,000 games make a page of about 11 MB that Chromium opens in well under
 a second."""
+
+
+MAX_OWN_FILE = 512 << 20
+"""The most read of a file of the output folder's own that is read whole (the manifest, a
+standings page, ``standings.json``): far past any the arena writes."""
+
+
+def read_own_text(path: Path, limit: int = MAX_OWN_FILE) -> str:
+    """A small file of the output folder (the arena's own) read whole, as a folder a bot
+    may reach must be read: not through a symlink, only a regular file (a pipe put in its
+    place would block the reader, ``/dev/zero`` never end), at most ``limit`` bytes.
+    ``OSError`` as reading raises it (``FileNotFoundError`` for none), ``ResultsError``
+    for what is not such a file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ResultsError(
+                f"{path} is a symbolic link; the arena does not follow links in its output folder"
+            ) from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ResultsError(f"{path} is not a regular file (the arena writes a file there)")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ResultsError(f"{path} is larger than the arena ever writes it ({limit >> 20} MB)")
+    return data.decode("utf-8")
 
 
 def atomic_write(path: Path, text: str, *, durable: bool = False) -> None:

@@ -25,6 +25,7 @@ from referee.tournament.store.files import (
     OLD_MATCH_RESULTS,
     RESULTS,
     atomic_write,
+    read_own_text,
     shown,
 )
 from referee.tournament.store.results import ResultsFile
@@ -69,7 +70,7 @@ class Manifest:
         if not path.exists():
             return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_own_text(path))
             elo = data.get("elo") or {}
             return cls(
                 fingerprint=dict(data["fingerprint"]),
