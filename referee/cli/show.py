@@ -69,12 +69,8 @@ async def cmd_show(args: argparse.Namespace) -> int:
     try:
         shown_game = load_game(args.record, args.game)
         text = render_game(shown_game.record)
-    except OSError as exc:
-        print(f"vastuz show: {args.record}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except (ValueError, VastuzError) as exc:
-        print(f"vastuz show: {args.record}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    except (OSError, ValueError, VastuzError) as exc:
+        return _unreadable(args, exc)
     if args.game is None and shown_game.total > 1:
         print(
             f"showing game 1 of {shown_game.total} in {args.record} "
@@ -83,6 +79,15 @@ async def cmd_show(args: argparse.Namespace) -> int:
         )
     print(text)
     return EXIT_OK
+
+
+def _unreadable(args: argparse.Namespace, exc: Exception) -> int:
+    """The record given is not one, or cannot be read: said, naming the file once; exit 2."""
+    if isinstance(exc, OSError):
+        print(f"vastuz show: {exc.filename or args.record}: {exc.strerror or exc}", file=sys.stderr)
+    else:
+        print(f"vastuz show: {args.record}: {exc}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _show_picture(args: argparse.Namespace) -> int:
@@ -108,12 +113,8 @@ def _show_picture(args: argparse.Namespace) -> int:
         else:
             records = [load_game(args.record, args.game).record]
             text = game_page(records, title=f"{args.record.name}: games")
-    except OSError as exc:
-        print(f"vastuz show: {exc.filename or args.record}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except (ValueError, VastuzError) as exc:
-        print(f"vastuz show: {args.record}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    except (OSError, ValueError, VastuzError) as exc:
+        return _unreadable(args, exc)
     out = args.svg if args.svg is not None else args.html
     try:
         out.write_text(text, encoding="utf-8")
@@ -152,12 +153,8 @@ def _whole_file_page(args: argparse.Namespace) -> int:
         try:
             check_record_file(args.record)
             ResultsFile(args.record).each(line_entry, add)
-        except OSError as exc:
-            print(f"vastuz show: {exc.filename or args.record}: {exc.strerror or exc}", file=sys.stderr)
-            return EXIT_USAGE
-        except (ValueError, VastuzError) as exc:
-            print(f"vastuz show: {args.record}: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+        except (OSError, ValueError, VastuzError) as exc:
+            return _unreadable(args, exc)
         head, tail = page_frame(sizes, title=f"{args.record.name}: games")
         try:
             spool.seek(0)

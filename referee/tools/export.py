@@ -40,9 +40,9 @@ class Games:
     bots: tuple[str, ...]
     records: list[GameRecord]
     warnings: list[str]
-    plies: list[int] = dataclasses.field(default_factory=list)
-    places: list[int] = dataclasses.field(default_factory=list)
-    path: Path | None = None
+    plies: list[int]
+    places: list[int]
+    path: Path
 
     @property
     def void(self) -> list[GameRecord]:
@@ -99,35 +99,23 @@ class _Read:
 
 def render(games: Games, fmt: str) -> str:
     """``pgn``, ``bayeselo`` or ``csv`` as one text."""
-    plies = games.plies or None  # Games made by hand may hold whole records
     if fmt == "pgn":
-        return render_pgn(games.records, games.event, plies)
+        return render_pgn(games.records, games.event, games.plies)
     if fmt == "bayeselo":
         return render_bayeselo(games.records, games.bots)
     if fmt == "csv":
-        return render_csv(games.records, plies)
+        return render_csv(games.records, games.plies)
     raise ValueError(f"unknown export format {fmt!r} (expected {', '.join(FORMATS)})")
 
 
 def write_sgf(games: Games, folder: Path) -> list[Path]:
     """One ``<game_id>.sgf`` per non-void game in ``folder`` (created), listed in schedule
     order. The games' turns are read again from the results file, a record at a time, each
-    file written as its record is read (records with their turns, as :class:`Games` made by
-    hand may hold, are written from them)."""
+    file written as its record is read."""
     folder.mkdir(parents=True, exist_ok=True)
     played = [k for k, r in enumerate(games.records) if not r.is_void]
-    plies = [games.plies[k] for k in played] if games.plies else None
-    items = numbered([games.records[k] for k in played], plies)
+    items = numbered([games.records[k] for k in played], [games.plies[k] for k in played])
     paths = [folder / f"{_file_name(item.record.game_id)}.sgf" for item in items]
-
-    def write(k: int, record: GameRecord) -> None:
-        item = items[k]
-        paths[k].write_text(game_sgf(record, event=games.event, round_=item.round), encoding="utf-8")
-
-    if not games.places or games.path is None:
-        for k, item in enumerate(items):
-            write(k, item.record)
-        return paths
     # Which item each of the file's records is, by its place among them: numbered() sorts
     # the records, so each item's record is found by identity.
     index = {id(games.records[k]): k for k in played}
@@ -140,7 +128,7 @@ def write_sgf(games: Games, folder: Path) -> list[Path]:
         if k is not None:
             if record.game_id != items[k].record.game_id:
                 raise ResultsError(f"{games.path}: the results file changed while it was exported")
-            write(k, record)
+            paths[k].write_text(game_sgf(record, event=games.event, round_=items[k].round), encoding="utf-8")
             written[0] += 1
 
     ResultsFile(games.path).each(parse_line, each)

@@ -22,19 +22,33 @@ refused before it is read into memory; nor is anything but a regular file read
 (``/dev/zero`` never ends, a pipe may never be written)."""
 
 
+def read_regular(fd: int, limit: int) -> bytes | None:
+    """At most ``limit + 1`` bytes of the open file ``fd`` (more than ``limit``: too large
+    for the caller), or None when it is not a regular file. It does not close ``fd``."""
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        return None
+    chunks, left = [], limit + 1
+    while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
 def read_user_text(path: Path, what: str, limit: int = MAX_YAML_BYTES) -> str:
     """The text of the ``what`` file (``config``, ``bots``, ``opening book``) at ``path``,
     read only if it is a regular file of at most ``limit`` bytes of UTF-8: ``OSError`` as
     reading raises it (``FileNotFoundError`` first), ``ValueError`` saying what else it is."""
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ValueError(f"not a regular file, not {_article(what)} {what} file")
-        data = fh.read(limit + 1)
+    try:
+        data = read_regular(fd, limit)
+        size = os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+    if data is None:
+        raise ValueError(f"not a regular file, not {_article(what)} {what} file")
     if len(data) > limit:
         raise ValueError(
-            f"{st.st_size / (1 << 20):,.1f} MB, past the {limit >> 20} MB read for {_article(what)} {what} "
+            f"{size / (1 << 20):,.1f} MB, past the {limit >> 20} MB read for {_article(what)} {what} "
             "file (is this the file you meant? a results folder is read by vastuz report)"
         )
     try:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from referee.errors import ResultsError
+from referee.tournament.config.reading import read_regular
 
 RESULTS = "results.jsonl"
 MANIFEST = "tournament.json"
@@ -34,24 +34,40 @@ MAX_OWN_FILE = 512 << 20
 standings page, ``standings.json``): far past any the arena writes."""
 
 
+NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def link_refused(path: Path) -> ResultsError:
+    """The error for a symlink where the output folder has a file of its own."""
+    return ResultsError(
+        f"{path} is a symbolic link; the arena does not follow links in its output folder "
+        "(remove it, or use another output folder)"
+    )
+
+
+def open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
+    """``os.open`` that refuses a symlink (a bot could point the folder's files elsewhere)."""
+    try:
+        return os.open(path, flags | NOFOLLOW, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise link_refused(path) from None
+        raise
+
+
 def read_own_text(path: Path, limit: int = MAX_OWN_FILE) -> str:
     """A small file of the output folder (the arena's own) read whole, as a folder a bot
     may reach must be read: not through a symlink, only a regular file (a pipe put in its
     place would block the reader, ``/dev/zero`` never end), at most ``limit`` bytes.
     ``OSError`` as reading raises it (``FileNotFoundError`` for none), ``ResultsError``
     for what is not such a file."""
+    fd = open_nofollow(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise ResultsError(
-                f"{path} is a symbolic link; the arena does not follow links in its output folder"
-            ) from None
-        raise
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ResultsError(f"{path} is not a regular file (the arena writes a file there)")
-        data = fh.read(limit + 1)
+        data = read_regular(fd, limit)
+    finally:
+        os.close(fd)
+    if data is None:
+        raise ResultsError(f"{path} is not a regular file (the arena writes a file there)")
     if len(data) > limit:
         raise ResultsError(f"{path} is larger than the arena ever writes it ({limit >> 20} MB)")
     return data.decode("utf-8")
@@ -72,10 +88,7 @@ def atomic_writer(path: Path, *, durable: bool = False, binary: bool = False) ->
     UTF-8, or bytes with ``binary``."""
     for target in (path, path.with_name(path.name + ".tmp")):
         if target.is_symlink():  # a bot could point it at a file of ours: refused, not followed
-            raise ResultsError(
-                f"{target} is a symbolic link; the arena does not follow links in its output folder "
-                "(remove it, or use another output folder)"
-            )
+            raise link_refused(target)
     tmp = path.with_name(path.name + ".tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(tmp, flags, 0o644)

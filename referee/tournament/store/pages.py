@@ -20,10 +20,9 @@ from referee.ratings.history import Histories, llr_history, rating_history
 from referee.ratings.report import Standings
 from referee.ratings.sprt import Sprt
 from referee.render.standings_html import RatingPoint, standings_frame
-from referee.tournament.store.files import MAX_REPLAYS, OLD_MATCH_RESULTS, RESULTS
+from referee.tournament.store.files import MAX_REPLAYS, OLD_MATCH_RESULTS, RESULTS, open_nofollow
 from referee.tournament.store.folder import latest_records, loaded_lines, loaded_summaries
 from referee.tournament.store.replays import REPLAYS, ReplayWindow
-from referee.tournament.store.results import open_nofollow
 
 PAGE = "standings.html"
 __all__ = ["MAX_REPLAYS", "PAGE", "page_is_final", "report_page", "standings_html", "write_page"]

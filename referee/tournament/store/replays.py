@@ -31,8 +31,8 @@ from typing import BinaryIO
 
 from referee.errors import ResultsError
 from referee.render.html import line_entry
-from referee.tournament.store.files import MAX_REPLAYS, atomic_writer
-from referee.tournament.store.results import READ_BUFFER, LinesSeen, _lines, file_identity, open_nofollow
+from referee.tournament.store.files import MAX_REPLAYS, atomic_writer, open_nofollow
+from referee.tournament.store.results import READ_BUFFER, LinesSeen, _lines, file_identity
 
 REPLAYS = "page-replays.jsonl"
 

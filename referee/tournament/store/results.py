@@ -22,7 +22,6 @@ line is read in bounded memory, however long.
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import os
 import stat
@@ -36,7 +35,7 @@ from typing import IO, BinaryIO, Generic, TypeVar
 
 from referee.errors import ResultsError
 from referee.play.records import GameRecord, GameSummary, parse_line, parse_summary
-from referee.tournament.store.files import LOCK
+from referee.tournament.store.files import LOCK, open_nofollow
 from referee.tournament.store.summary_log import SummaryLog
 
 R = TypeVar("R")
@@ -47,7 +46,6 @@ READ_BUFFER = 1 << 16
 default 8 KB buffer took two reads a line, and the reads were most of a scan's cost."""
 """The longest line read as a record: a record is far shorter; a longer line is damage, and
 is skipped without being held in memory."""
-NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
@@ -113,19 +111,6 @@ class Picked:
     first_id: str | None = None
     found: list[tuple[int, GameRecord]] = field(default_factory=list)
     numbered: GameRecord | None = None
-
-
-def open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
-    """``os.open`` that refuses a symlink (a bot could point the folder's files elsewhere)."""
-    try:
-        return os.open(path, flags | NOFOLLOW, mode)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise ResultsError(
-                f"{path} is a symbolic link; the arena does not follow links in its output folder "
-                "(remove it, or use another output folder)"
-            ) from None
-        raise
 
 
 class ResultsFile:
